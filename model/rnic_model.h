@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rnic_model.h - C API of the simulated platform around the RNIC RTL.
+ *
+ * One simulation holds N nodes. Each node is a Verilated rnic_top with its own
+ * host memory (this process's memory, reached only through a per-node IOMMU),
+ * MMIO access, and a port on the wire. All nodes share one clock and are ticked
+ * in lockstep, so a run is deterministic.
+ *
+ * Time rule: software is instantaneous; simulated time only advances inside
+ * rnic_sim_step(), rnic_sim_mmio_read() (runs until the read data returns) and
+ * rnic_sim_wait() (runs until the node shows activity or a cycle budget ends).
+ */
+#ifndef RNIC_MODEL_H
+#define RNIC_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RNIC_SIM_MAX_NODES 8
+#define RNIC_SIM_PAGE_SIZE 4096u
+
+struct rnic_sim;
+
+struct rnic_sim_cfg {
+	unsigned int nodes;              /* default 2 */
+	unsigned int mem_rd_latency;     /* cycles from request to first beat, default 50 */
+	unsigned int mem_wr_latency;     /* cycles from last beat to visible, default 25 */
+	unsigned int mem_bytes_per_cycle; /* host memory bandwidth, default 64 */
+	unsigned int mem_max_rd_out;     /* outstanding reads accepted, default 32 */
+	unsigned int wire_latency;       /* cycles of propagation, default 25 */
+	unsigned int wire_bytes_per_cycle; /* link rate, default DataW/8 */
+	unsigned int wire_overhead;      /* bytes per frame: preamble, FCS, IFG; default 24 */
+	unsigned int mmio_latency;       /* cycles before a posted MMIO write reaches the RTL, default 8 */
+};
+
+/* Event kinds reported by the RTL trace ports (docs/interfaces.md). */
+enum rnic_sim_event {
+	RNIC_EV_WQE_FETCHED = 0,
+	RNIC_EV_TX_FIRST = 1,
+	RNIC_EV_TX_LAST = 2,
+	RNIC_EV_SEND_CQE = 3,
+	RNIC_EV_RECV_CQE = 4,
+};
+
+typedef void (*rnic_sim_event_cb)(void *arg, unsigned int node, unsigned int kind,
+				  uint32_t qpn, uint32_t wqe_idx, uint64_t cycle);
+
+void rnic_sim_default_cfg(struct rnic_sim_cfg *cfg);
+/* cfg may be NULL for the defaults. Environment: RNIC_TRACE=<file.fst> starts tracing. */
+struct rnic_sim *rnic_sim_create(const struct rnic_sim_cfg *cfg);
+void rnic_sim_destroy(struct rnic_sim *sim);
+
+/* The process-wide simulation used by the verbs library (created on first use). */
+struct rnic_sim *rnic_sim_global(void);
+
+unsigned int rnic_sim_nodes(const struct rnic_sim *sim);
+uint64_t rnic_sim_cycle(const struct rnic_sim *sim);
+unsigned int rnic_sim_data_bits(const struct rnic_sim *sim);
+/* Node addresses: MAC 02:00:00:00:00:<n+1>, IPv4 10.0.0.<n+1>. */
+uint64_t rnic_sim_node_mac(const struct rnic_sim *sim, unsigned int node);
+uint32_t rnic_sim_node_ip(const struct rnic_sim *sim, unsigned int node);
+
+void rnic_sim_step(struct rnic_sim *sim, uint64_t cycles);
+/* Runs until a DMA write of @node becomes visible, an interrupt of @node fires,
+ * or @max_cycles pass. Returns the number of cycles run. */
+uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cycles);
+
+/* MMIO: writes are posted (queued, applied in order); a read runs the simulation
+ * until the data returns. */
+void rnic_sim_mmio_write(struct rnic_sim *sim, unsigned int node, uint32_t addr, uint64_t val);
+uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t addr);
+
+/* IOMMU: map [iova, iova+len) of @node to host memory at @host. iova, host and
+ * len must be page aligned. Returns 0 or -errno. */
+int rnic_sim_iommu_map(struct rnic_sim *sim, unsigned int node, uint64_t iova, void *host, size_t len);
+int rnic_sim_iommu_unmap(struct rnic_sim *sim, unsigned int node, uint64_t iova, size_t len);
+/* DMA accesses (reads or writes) that touched an unmapped page. */
+uint64_t rnic_sim_iommu_faults(const struct rnic_sim *sim, unsigned int node);
+
+/* Counts: completed DMA writes, interrupts, and frames on the wire. */
+uint64_t rnic_sim_dma_writes(const struct rnic_sim *sim, unsigned int node);
+uint64_t rnic_sim_irqs(const struct rnic_sim *sim, unsigned int node);
+uint64_t rnic_sim_wire_frames(const struct rnic_sim *sim, unsigned int node);
+
+/* Called when an armed CQ of @node raises its interrupt. */
+typedef void (*rnic_sim_irq_cb)(void *arg, unsigned int node, uint32_t cqn);
+void rnic_sim_set_irq_cb(struct rnic_sim *sim, rnic_sim_irq_cb cb, void *arg);
+void rnic_sim_set_event_cb(struct rnic_sim *sim, rnic_sim_event_cb cb, void *arg);
+
+/* FST waveform of every node (scopes node0, node1, ...). */
+int rnic_sim_trace_open(struct rnic_sim *sim, const char *path);
+void rnic_sim_trace_close(struct rnic_sim *sim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RNIC_MODEL_H */
