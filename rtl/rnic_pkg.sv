@@ -209,6 +209,31 @@ package rnic_pkg;
   } tx_desc_t;
   localparam int unsigned TxDescW = 263;
 
+
+  // One frame for the TX builder: header fields, payload as up to four DMA
+  // chunks (bus address, length), and trace information.
+  typedef struct packed {
+    logic [23:0]  qpn;        // local QP: gives dest MAC/IP/QPN and UDP port
+    logic [7:0]   opcode;
+    logic [23:0]  psn;
+    logic         ack_req;
+    logic         se;
+    logic [12:0]  pay_len;
+    logic [63:0]  reth_va;
+    logic [31:0]  reth_rkey;
+    logic [31:0]  reth_len;
+    logic [31:0]  imm;
+    logic [7:0]   aeth_syn;
+    logic [23:0]  aeth_msn;
+    logic [2:0]   nchunk;
+    logic [255:0] chunk_addr; // chunk i in bits [64i+63:64i]
+    logic [51:0]  chunk_len;  // chunk i in bits [13i+12:13i]
+    logic         ev_first;
+    logic         ev_last;
+    logic [15:0]  wqe_idx;
+  } txd_t;
+  localparam int unsigned TxdW = 592;
+
   // One received, parsed and ICRC-checked packet.
   typedef struct packed {
     logic [23:0] dqpn;
@@ -225,7 +250,7 @@ package rnic_pkg;
     logic [23:0] aeth_msn;
     logic [31:0] src_ip;
   } rx_desc_t;
-  localparam int unsigned RxDescW = 294;
+  localparam int unsigned RxDescW = 295;
 
   // A completion to be written as a CQE.
   typedef struct packed {

@@ -55,4 +55,297 @@ module rnic_top #(
   output logic [5*24-1:0]     ev_qpn_o,
   output logic [5*16-1:0]     ev_idx_o
 );
+  localparam int unsigned QpW = rnic_pkg::QpCfgW;
+
+  // ---------------------------------------------------------------------------
+  // Host interface: registers, commands, doorbells
+  // ---------------------------------------------------------------------------
+  logic [47:0] port_mac;
+  logic [31:0] port_ip;
+  logic qp_wr, cq_wr, mr_wr;
+  logic [23:0] cmd_idx;
+  logic [7*64-1:0] cmd_args;
+  logic [23:0] query_idx;
+  logic [QpW-1:0] query_ctx;
+  logic sq_db_valid, sq_db_ready, rq_db_valid, rq_db_ready, cq_db_valid;
+  logic [63:0] db_data;
+  logic [63:0] cnt_tx, cnt_rx, cnt_drop, cnt_rd_err;
+  rnic_pkg::qp_cfg_t qcfg_q;
+  assign qcfg_q = query_ctx;
+
+  rnic_mmio #(
+    .DataW(DataW), .NQp(NQp), .NCq(NCq), .NMr(NMr), .MaxRdOut(MaxRdOut)
+  ) u_mmio (
+    .clk_i, .rst_ni,
+    .mmio_valid_i, .mmio_ready_o, .mmio_we_i, .mmio_addr_i, .mmio_wdata_i,
+    .mmio_rvalid_o, .mmio_rdata_o,
+    .port_mac_o(port_mac), .port_ip_o(port_ip),
+    .qp_wr_o(qp_wr), .cq_wr_o(cq_wr), .mr_wr_o(mr_wr),
+    .cmd_idx_o(cmd_idx), .cmd_args_o(cmd_args),
+    .qp_query_idx_o(query_idx), .qp_query_state_i(qcfg_q.state),
+    .qp_query_psn_i({qcfg_q.rq_psn, qcfg_q.sq_psn}),
+    .sq_db_valid_o(sq_db_valid), .sq_db_ready_i(sq_db_ready),
+    .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
+    .cq_db_valid_o(cq_db_valid), .db_data_o(db_data),
+    .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
+    .cnt_dma_rd_err_i(cnt_rd_err)
+  );
+
+  // Fields of the command arguments every engine snoops
+  logic [7:0] qp_wr_flags;
+  logic [2:0] qp_wr_state;
+  logic [23:0] qp_wr_sq_psn, qp_wr_rq_psn;
+  assign qp_wr_state = cmd_args[2:0];
+  assign qp_wr_flags = cmd_args[64 + 24 +: 8];
+  assign qp_wr_sq_psn = cmd_args[5*64 + 16 +: 24];
+  assign qp_wr_rq_psn = cmd_args[5*64 + 40 +: 24];
+
+  // SQ doorbells queue up so MMIO is not stalled by a busy scheduler.
+  logic sqdb_v, sqdb_r;
+  logic [63:0] sqdb_d;
+  logic [2:0] sqdb_cnt;
+  rnic_fifo #(.Width(64), .Depth(4)) u_sq_db_q (
+    .clk_i, .rst_ni,
+    .in_valid_i(sq_db_valid), .in_ready_o(sq_db_ready), .in_data_i(db_data),
+    .out_valid_o(sqdb_v), .out_ready_i(sqdb_r), .out_data_o(sqdb_d), .count_o(sqdb_cnt)
+  );
+  logic rqdb_v, rqdb_r;
+  logic [63:0] rqdb_d;
+  logic [2:0] rqdb_cnt;
+  rnic_fifo #(.Width(64), .Depth(4)) u_rq_db_q (
+    .clk_i, .rst_ni,
+    .in_valid_i(rq_db_valid), .in_ready_o(rq_db_ready), .in_data_i(db_data),
+    .out_valid_o(rqdb_v), .out_ready_i(rqdb_r), .out_data_o(rqdb_d), .count_o(rqdb_cnt)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Contexts
+  // ---------------------------------------------------------------------------
+  logic [23:0] fetch_ctx_idx, rx_ctx_idx, tx_ctx_idx, rr_ctx_idx, req_ctx_idx;
+  logic [QpW-1:0] fetch_ctx, rx_ctx, tx_ctx, rr_ctx, req_ctx;
+  logic [15:0] cq_ctx_idx;
+  logic [rnic_pkg::CqCfgW-1:0] cq_ctx;
+  logic [23:0] req_mr_idx, rx_mr_idx;
+  logic [rnic_pkg::MrCfgW-1:0] req_mr, rx_mr;
+  logic qp_err;
+  logic [23:0] qp_err_qpn;
+
+  rnic_ctx_tables #(.NQp(NQp), .NCq(NCq), .NMr(NMr)) u_ctx (
+    .clk_i, .rst_ni,
+    .qp_wr_i(qp_wr), .cq_wr_i(cq_wr), .mr_wr_i(mr_wr), .cmd_idx_i(cmd_idx),
+    .cmd_args_i(cmd_args), .qp_err_i(qp_err), .qp_err_qpn_i(qp_err_qpn),
+    .qp_a_idx_i(fetch_ctx_idx), .qp_a_o(fetch_ctx),
+    .qp_b_idx_i(rx_ctx_idx), .qp_b_o(rx_ctx),
+    .qp_c_idx_i(tx_ctx_idx), .qp_c_o(tx_ctx),
+    .qp_d_idx_i(rr_ctx_idx), .qp_d_o(rr_ctx),
+    .qp_e_idx_i(req_ctx_idx), .qp_e_o(req_ctx),
+    .qp_f_idx_i(query_idx), .qp_f_o(query_ctx),
+    .cq_idx_i(cq_ctx_idx), .cq_o(cq_ctx),
+    .mr_a_idx_i(req_mr_idx), .mr_a_o(req_mr),
+    .mr_b_idx_i(rx_mr_idx), .mr_b_o(rx_mr)
+  );
+
+  // ---------------------------------------------------------------------------
+  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine
+  // ---------------------------------------------------------------------------
+  logic [2:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
+  logic [3*64-1:0] rdq_addr;
+  logic [3*16-1:0] rdq_len;
+
+  rnic_dma_rd_mux #(.DataW(DataW), .N(3)) u_dma_rd_mux (
+    .clk_i, .rst_ni,
+    .req_valid_i(rdq_valid), .req_ready_o(rdq_ready), .req_addr_i(rdq_addr),
+    .req_len_i(rdq_len), .rsp_valid_o(rdr_valid), .rsp_ready_i(rdr_ready),
+    .dma_req_valid_o(dma_rd_req_valid_o), .dma_req_ready_i(dma_rd_req_ready_i),
+    .dma_req_addr_o(dma_rd_req_addr_o), .dma_req_len_o(dma_rd_req_len_o),
+    .dma_req_tag_o(dma_rd_req_tag_o),
+    .dma_rsp_valid_i(dma_rd_rsp_valid_i), .dma_rsp_ready_o(dma_rd_rsp_ready_o),
+    .dma_rsp_tag_i(dma_rd_rsp_tag_i)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Send queue: doorbell -> WQE fetch -> requester
+  // ---------------------------------------------------------------------------
+  logic done_valid, done_ready;
+  logic [23:0] done_qpn;
+  logic [15:0] done_ci;
+  logic wqe_valid, wqe_ready;
+  logic [rnic_pkg::WqeBits+42-1:0] wqe;
+  logic ev_fetch;
+  logic [23:0] ev_fetch_qpn;
+  logic [15:0] ev_fetch_idx;
+
+  rnic_sq_fetch #(.DataW(DataW), .NQp(NQp)) u_sq_fetch (
+    .clk_i, .rst_ni,
+    .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d),
+    .done_valid_i(done_valid), .done_ready_o(done_ready), .done_qpn_i(done_qpn),
+    .done_ci_i(done_ci),
+    // Retransmission (a later issue) drives the rewind; nothing rewinds yet.
+    .rewind_valid_i(1'b0), .rewind_qpn_i(24'd0), .rewind_idx_i(16'd0),
+    .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
+    .ctx_idx_o(fetch_ctx_idx), .ctx_i(fetch_ctx),
+    .rd_req_valid_o(rdq_valid[0]), .rd_req_ready_i(rdq_ready[0]),
+    .rd_req_addr_o(rdq_addr[0 +: 64]), .rd_req_len_o(rdq_len[0 +: 16]),
+    .rd_rsp_valid_i(rdr_valid[0]), .rd_rsp_ready_o(rdr_ready[0]),
+    .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
+    .rd_rsp_err_i(dma_rd_rsp_err_i),
+    .wqe_valid_o(wqe_valid), .wqe_ready_i(wqe_ready), .wqe_o(wqe),
+    .ev_valid_o(ev_fetch), .ev_qpn_o(ev_fetch_qpn), .ev_idx_o(ev_fetch_idx)
+  );
+
+  logic infl_valid, infl_ready;
+  logic [rnic_pkg::InflW-1:0] infl;
+  logic [1:0] txa_valid, txa_ready;
+  logic [2*rnic_pkg::TxdW-1:0] txa_d;
+
+  rnic_requester #(.NQp(NQp)) u_requester (
+    .clk_i, .rst_ni,
+    .wqe_valid_i(wqe_valid), .wqe_ready_o(wqe_ready), .wqe_i(wqe),
+    .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
+    .qp_wr_sq_psn_i(qp_wr_sq_psn),
+    .ctx_idx_o(req_ctx_idx), .ctx_i(req_ctx),
+    .mr_idx_o(req_mr_idx), .mr_i(req_mr),
+    .infl_valid_o(infl_valid), .infl_ready_i(infl_ready), .infl_o(infl),
+    .txd_valid_o(txa_valid[0]), .txd_ready_i(txa_ready[0]),
+    .txd_o(txa_d[0 +: rnic_pkg::TxdW])
+  );
+
+  // ---------------------------------------------------------------------------
+  // TX: arbitration, frame build, payload DMA, ICRC
+  // ---------------------------------------------------------------------------
+  logic txd_valid, txd_ready;
+  logic [rnic_pkg::TxdW-1:0] txd;
+  rnic_tx_arb u_tx_arb (
+    .clk_i, .rst_ni,
+    .valid_i(txa_valid), .ready_o(txa_ready), .txd_i(txa_d),
+    .valid_o(txd_valid), .ready_i(txd_ready), .txd_o(txd)
+  );
+
+  logic ev_tx_first, ev_tx_last;
+  logic [23:0] ev_tx_qpn;
+  logic [15:0] ev_tx_idx;
+  rnic_tx_builder #(.DataW(DataW)) u_tx_builder (
+    .clk_i, .rst_ni,
+    .port_mac_i(port_mac), .port_ip_i(port_ip),
+    .txd_valid_i(txd_valid), .txd_ready_o(txd_ready), .txd_i(txd),
+    .ctx_idx_o(tx_ctx_idx), .ctx_i(tx_ctx),
+    .rd_req_valid_o(rdq_valid[1]), .rd_req_ready_i(rdq_ready[1]),
+    .rd_req_addr_o(rdq_addr[64 +: 64]), .rd_req_len_o(rdq_len[16 +: 16]),
+    .rd_rsp_valid_i(rdr_valid[1]), .rd_rsp_ready_o(rdr_ready[1]),
+    .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
+    .rd_rsp_err_i(dma_rd_rsp_err_i),
+    .tx_valid_o, .tx_ready_i, .tx_data_o, .tx_keep_o, .tx_last_o,
+    .ev_first_o(ev_tx_first), .ev_last_o(ev_tx_last), .ev_qpn_o(ev_tx_qpn),
+    .ev_idx_o(ev_tx_idx), .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err)
+  );
+
+  // ---------------------------------------------------------------------------
+  // RX: parse, transport engine, placement
+  // ---------------------------------------------------------------------------
+  logic pkt_valid, pkt_ready;
+  logic [rnic_pkg::RxDescW+9-1:0] pkt;
+  logic prd_slot, rel, rel_slot;
+  logic [15:0] prd_word;
+  logic [2*DataW-1:0] prd_data;
+
+  rnic_rx_parser #(.DataW(DataW)) u_rx_parser (
+    .clk_i, .rst_ni, .port_ip_i(port_ip),
+    .rx_valid_i, .rx_ready_o, .rx_data_i, .rx_keep_i, .rx_last_i,
+    .pkt_valid_o(pkt_valid), .pkt_ready_i(pkt_ready), .pkt_o(pkt),
+    .rd_slot_i(prd_slot), .rd_word_i(prd_word), .rd_data_o(prd_data),
+    .release_i(rel), .release_slot_i(rel_slot),
+    .cnt_rx_pkts_o(cnt_rx), .cnt_rx_drop_o(cnt_drop)
+  );
+
+  logic pl_start, pl_slot, pl_busy;
+  logic [15:0] pl_base;
+  logic [2:0] pl_nseg;
+  logic [255:0] pl_addr;
+  logic [127:0] pl_len;
+  logic [63:0] pl_poff;
+  logic cqe_valid, cqe_ready;
+  logic [rnic_pkg::CqeReqW-1:0] cqe;
+  logic job_valid, job_ready;
+  logic [176:0] job;
+
+  rnic_rx_engine #(.DataW(DataW), .NQp(NQp)) u_rx_engine (
+    .clk_i, .rst_ni,
+    .pkt_valid_i(pkt_valid), .pkt_ready_o(pkt_ready), .pkt_i(pkt),
+    .release_o(rel), .release_slot_o(rel_slot),
+    .infl_valid_i(infl_valid), .infl_ready_o(infl_ready), .infl_i(infl),
+    .rq_db_valid_i(rqdb_v), .rq_db_ready_o(rqdb_r), .rq_db_data_i(rqdb_d),
+    .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
+    .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn),
+    .ctx_idx_o(rx_ctx_idx), .ctx_i(rx_ctx), .mr_idx_o(rx_mr_idx), .mr_i(rx_mr),
+    .qp_err_o(qp_err), .qp_err_qpn_o(qp_err_qpn),
+    .rd_req_valid_o(rdq_valid[2]), .rd_req_ready_i(rdq_ready[2]),
+    .rd_req_addr_o(rdq_addr[128 +: 64]), .rd_req_len_o(rdq_len[32 +: 16]),
+    .rd_rsp_valid_i(rdr_valid[2]), .rd_rsp_ready_o(rdr_ready[2]),
+    .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
+    .rd_rsp_err_i(dma_rd_rsp_err_i),
+    .place_start_o(pl_start), .place_slot_o(pl_slot), .place_base_o(pl_base),
+    .place_nseg_o(pl_nseg), .place_addr_o(pl_addr), .place_len_o(pl_len),
+    .place_poff_o(pl_poff), .place_busy_i(pl_busy),
+    .cqe_valid_o(cqe_valid), .cqe_ready_i(cqe_ready), .cqe_o(cqe),
+    .job_valid_o(job_valid), .job_ready_i(job_ready), .job_o(job),
+    .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
+    .done_ci_o(done_ci)
+  );
+
+  rnic_rd_resp u_rd_resp (
+    .clk_i, .rst_ni,
+    .job_valid_i(job_valid), .job_ready_o(job_ready), .job_i(job),
+    .ctx_idx_o(rr_ctx_idx), .ctx_i(rr_ctx),
+    .txd_valid_o(txa_valid[1]), .txd_ready_i(txa_ready[1]),
+    .txd_o(txa_d[rnic_pkg::TxdW +: rnic_pkg::TxdW])
+  );
+
+  // DMA write sharing: 0 placement, 1 CQE writer
+  logic [1:0] wr_valid, wr_ready, wr_last;
+  logic [127:0] wr_addr;
+  logic [31:0] wr_len;
+  logic [2*DataW-1:0] wr_data;
+
+  rnic_rx_place #(.DataW(DataW)) u_rx_place (
+    .clk_i, .rst_ni,
+    .start_i(pl_start), .slot_i(pl_slot), .base_i(pl_base), .nseg_i(pl_nseg),
+    .seg_addr_i(pl_addr), .seg_len_i(pl_len), .seg_poff_i(pl_poff), .busy_o(pl_busy),
+    .rd_slot_o(prd_slot), .rd_word_o(prd_word), .rd_data_i(prd_data),
+    .wr_valid_o(wr_valid[0]), .wr_ready_i(wr_ready[0]), .wr_addr_o(wr_addr[0 +: 64]),
+    .wr_len_o(wr_len[0 +: 16]), .wr_data_o(wr_data[0 +: DataW]), .wr_last_o(wr_last[0])
+  );
+
+  // ---------------------------------------------------------------------------
+  // Completions
+  // ---------------------------------------------------------------------------
+  logic ev_scqe, ev_rcqe;
+  logic [23:0] ev_cqe_qpn;
+  logic [15:0] ev_cqe_idx;
+  rnic_cqe_writer #(.DataW(DataW), .NCq(NCq)) u_cqe_writer (
+    .clk_i, .rst_ni,
+    .cqe_valid_i(cqe_valid), .cqe_ready_o(cqe_ready), .cqe_i(cqe),
+    .cq_wr_i(cq_wr), .cq_wr_idx_i(cmd_idx),
+    .arm_valid_i(cq_db_valid), .arm_data_i(db_data),
+    .ctx_idx_o(cq_ctx_idx), .ctx_i(cq_ctx),
+    .wr_valid_o(wr_valid[1]), .wr_ready_i(wr_ready[1]), .wr_addr_o(wr_addr[64 +: 64]),
+    .wr_len_o(wr_len[16 +: 16]), .wr_data_o(wr_data[DataW +: DataW]), .wr_last_o(wr_last[1]),
+    .irq_valid_o, .irq_cqn_o,
+    .ev_send_o(ev_scqe), .ev_recv_o(ev_rcqe), .ev_qpn_o(ev_cqe_qpn), .ev_idx_o(ev_cqe_idx)
+  );
+
+  rnic_dma_wr_mux #(.DataW(DataW)) u_dma_wr_mux (
+    .clk_i, .rst_ni,
+    .valid_i(wr_valid), .ready_o(wr_ready), .addr_i(wr_addr), .len_i(wr_len),
+    .data_i(wr_data), .last_i(wr_last),
+    .valid_o(dma_wr_valid_o), .ready_i(dma_wr_ready_i), .addr_o(dma_wr_addr_o),
+    .len_o(dma_wr_len_o), .data_o(dma_wr_data_o), .last_o(dma_wr_last_o)
+  );
+
+  // Trace events
+  assign ev_valid_o = {ev_rcqe, ev_scqe, ev_tx_last, ev_tx_first, ev_fetch};
+  assign ev_qpn_o = {ev_cqe_qpn, ev_cqe_qpn, ev_tx_qpn, ev_tx_qpn, ev_fetch_qpn};
+  assign ev_idx_o = {ev_cqe_idx, ev_cqe_idx, ev_tx_idx, ev_tx_idx, ev_fetch_idx};
+
+  logic unused;
+  assign unused = ^{sqdb_cnt, rqdb_cnt};
 endmodule

@@ -1,0 +1,162 @@
+// rnic_mmio: the BAR. Device registers, the command interface that writes the
+// QP/CQ/MR contexts, and the doorbell page. Register map: docs/formats.md.
+module rnic_mmio #(
+  parameter int unsigned DataW = 256,
+  parameter int unsigned NQp = 1024,
+  parameter int unsigned NCq = 1024,
+  parameter int unsigned NMr = 1024,
+  parameter int unsigned MaxRdOut = 32
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        mmio_valid_i,
+  output logic        mmio_ready_o,
+  input  logic        mmio_we_i,
+  input  logic [15:0] mmio_addr_i,
+  input  logic [63:0] mmio_wdata_i,
+  output logic        mmio_rvalid_o,
+  output logic [63:0] mmio_rdata_o,
+  // Port identity
+  output logic [47:0] port_mac_o,
+  output logic [31:0] port_ip_o,
+  // Context writes (one-cycle strobes; words as in docs/formats.md)
+  output logic        qp_wr_o,
+  output logic        cq_wr_o,
+  output logic        mr_wr_o,
+  output logic [23:0] cmd_idx_o,
+  output logic [7*64-1:0] cmd_args_o,
+  // QP query
+  output logic [23:0] qp_query_idx_o,
+  input  logic [2:0]  qp_query_state_i,
+  input  logic [47:0] qp_query_psn_i,
+  // Doorbells
+  output logic        sq_db_valid_o,
+  input  logic        sq_db_ready_i,
+  output logic        rq_db_valid_o,
+  input  logic        rq_db_ready_i,
+  output logic        cq_db_valid_o,
+  output logic [63:0] db_data_o,
+  // Counters
+  input  logic [63:0] cnt_tx_pkts_i,
+  input  logic [63:0] cnt_rx_pkts_i,
+  input  logic [63:0] cnt_rx_drop_i,
+  input  logic [63:0] cnt_dma_rd_err_i
+);
+  localparam logic [15:0] RegDevId = 16'h000;
+  localparam logic [15:0] RegCaps = 16'h008;
+  localparam logic [15:0] RegPortMac = 16'h010;
+  localparam logic [15:0] RegPortIp = 16'h018;
+  localparam logic [15:0] RegCmdArg0 = 16'h100;
+  localparam logic [15:0] RegCmdGo = 16'h140;
+  localparam logic [15:0] RegCmdStatus = 16'h148;
+  localparam logic [15:0] RegCmdOut0 = 16'h150;
+  localparam logic [15:0] RegCntBase = 16'h200;
+  localparam logic [15:0] RegSqDb = 16'h1000;
+  localparam logic [15:0] RegRqDb = 16'h1008;
+  localparam logic [15:0] RegCqDb = 16'h1010;
+
+  localparam logic [7:0] CmdQpWrite = 8'h01;
+  localparam logic [7:0] CmdQpQuery = 8'h02;
+  localparam logic [7:0] CmdCqWrite = 8'h10;
+  localparam logic [7:0] CmdMrWrite = 8'h20;
+
+  localparam logic [7:0] LogQp = 8'($clog2(NQp));
+  localparam logic [7:0] LogCq = 8'($clog2(NCq));
+  localparam logic [7:0] LogMr = 8'($clog2(NMr));
+  localparam logic [15:0] DataBits = 16'(DataW);
+  localparam logic [7:0] RdOut = 8'(MaxRdOut);
+  localparam logic [63:0] Caps = {8'd0, RdOut, DataBits, 8'd4, LogMr, LogCq, LogQp};
+
+  logic [63:0] args_q [8];
+  logic [7:0] cmd_result_q;
+  logic [47:0] mac_q;
+  logic [31:0] ip_q;
+  logic [23:0] query_idx_q;
+  logic [63:0] out0_q, out1_q;
+  logic [15:0] addr;
+  logic wr, rd, db_wait;
+
+  assign addr = mmio_addr_i;
+  // A doorbell write waits until its queue takes it; everything else is immediate.
+  assign db_wait = mmio_we_i && (((addr == RegSqDb) && !sq_db_ready_i) ||
+                                 ((addr == RegRqDb) && !rq_db_ready_i));
+  assign mmio_ready_o = !db_wait;
+  assign wr = mmio_valid_i && mmio_we_i && !db_wait;
+  assign rd = mmio_valid_i && !mmio_we_i;
+
+  assign sq_db_valid_o = mmio_valid_i && mmio_we_i && (addr == RegSqDb);
+  assign rq_db_valid_o = mmio_valid_i && mmio_we_i && (addr == RegRqDb);
+  assign cq_db_valid_o = wr && (addr == RegCqDb);
+  assign db_data_o = mmio_wdata_i;
+
+  assign port_mac_o = mac_q;
+  assign port_ip_o = ip_q;
+  assign qp_query_idx_o = query_idx_q;
+  assign cmd_idx_o = mmio_wdata_i[31:8];
+  for (genvar i = 0; i < 7; i++) begin : g_args
+    assign cmd_args_o[i*64 +: 64] = args_q[i];
+  end
+
+  logic go;
+  logic [7:0] go_op;
+  assign go = wr && (addr == RegCmdGo);
+  assign go_op = mmio_wdata_i[7:0];
+  assign qp_wr_o = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp));
+  assign cq_wr_o = go && (go_op == CmdCqWrite) && (mmio_wdata_i[31:8] < 24'(NCq));
+  assign mr_wr_o = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int i = 0; i < 8; i++) args_q[i] <= '0;
+      cmd_result_q <= '0;
+      mac_q <= '0;
+      ip_q <= '0;
+      query_idx_q <= '0;
+      out0_q <= '0;
+      out1_q <= '0;
+    end else begin
+      if (wr && (addr[15:6] == RegCmdArg0[15:6])) args_q[addr[5:3]] <= mmio_wdata_i;
+      if (wr && (addr == RegPortMac)) mac_q <= mmio_wdata_i[47:0];
+      if (wr && (addr == RegPortIp)) ip_q <= mmio_wdata_i[31:0];
+      if (go) begin
+        cmd_result_q <= 8'd0;
+        unique case (go_op)
+          CmdQpWrite, CmdQpQuery: if (mmio_wdata_i[31:8] >= 24'(NQp)) cmd_result_q <= 8'd2;
+          CmdCqWrite: if (mmio_wdata_i[31:8] >= 24'(NCq)) cmd_result_q <= 8'd2;
+          CmdMrWrite: if (mmio_wdata_i[31:8] >= 24'(NMr)) cmd_result_q <= 8'd2;
+          default: cmd_result_q <= 8'd1;
+        endcase
+        if (go_op == CmdQpQuery) query_idx_q <= mmio_wdata_i[31:8];
+      end
+      // Query results are sampled one cycle after GO, once the index is registered.
+      out0_q <= {61'd0, qp_query_state_i};
+      out1_q <= {16'd0, qp_query_psn_i};
+    end
+  end
+
+  // Read data: one cycle after the request.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mmio_rvalid_o <= 1'b0;
+      mmio_rdata_o <= '0;
+    end else begin
+      mmio_rvalid_o <= rd;
+      if (rd) begin
+        unique case (addr)
+          RegDevId: mmio_rdata_o <= 64'h524e_4943_0001_0000;
+          RegCaps: mmio_rdata_o <= Caps;
+          RegPortMac: mmio_rdata_o <= {16'd0, mac_q};
+          RegPortIp: mmio_rdata_o <= {32'd0, ip_q};
+          RegCmdStatus: mmio_rdata_o <= {48'd0, cmd_result_q, 8'd0};
+          RegCmdOut0: mmio_rdata_o <= out0_q;
+          RegCmdOut0 + 16'h8: mmio_rdata_o <= out1_q;
+          RegCntBase: mmio_rdata_o <= cnt_tx_pkts_i;
+          RegCntBase + 16'h8: mmio_rdata_o <= cnt_rx_pkts_i;
+          RegCntBase + 16'h10: mmio_rdata_o <= cnt_rx_drop_i;
+          RegCntBase + 16'h18: mmio_rdata_o <= cnt_dma_rd_err_i;
+          default: mmio_rdata_o <= '0;
+        endcase
+      end
+    end
+  end
+endmodule

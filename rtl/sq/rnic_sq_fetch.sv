@@ -1,0 +1,247 @@
+// rnic_sq_fetch: send-queue doorbells, QP scheduling and WQE fetch.
+//
+// Each QP has three indices: sq_pi (from the doorbell), fetch_ci (next WQE to
+// fetch) and done_ci (first WQE not yet completed, from the completer). A QP
+// with work sits in the active FIFO; the head QP fetches one WQE and goes to the
+// tail, so QPs are served round robin. At most InflDepth WQEs of a QP are
+// between fetch and completion. Several WQE reads are in flight at once; their
+// data return in order and are assembled into whole WQEs. A QP in ERR produces
+// flush items instead of reads. rewind_* moves fetch_ci back to an
+// unacknowledged WQE: the requester then re-reads WQE and payload from host
+// memory, which is how retransmission restarts.
+module rnic_sq_fetch #(
+  parameter int unsigned DataW = 256,
+  parameter int unsigned NQp = 1024,
+  parameter int unsigned InflDepth = 8,
+  parameter int unsigned Slots = 4
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // Doorbell: [23:0] QPN, [47:32] producer index
+  input  logic        db_valid_i,
+  output logic        db_ready_o,
+  input  logic [63:0] db_data_i,
+  // Completer progress
+  input  logic        done_valid_i,
+  output logic        done_ready_o,
+  input  logic [23:0] done_qpn_i,
+  input  logic [15:0] done_ci_i,
+  // Rewind (retransmission)
+  input  logic        rewind_valid_i,
+  input  logic [23:0] rewind_qpn_i,
+  input  logic [15:0] rewind_idx_i,
+  // QP context writes (reset of the SQ indices)
+  input  logic        qp_wr_i,
+  input  logic [23:0] qp_wr_idx_i,
+  input  logic [7:0]  qp_wr_flags_i,
+  // QP context read port
+  output logic [23:0] ctx_idx_o,
+  input  logic [rnic_pkg::QpCfgW-1:0] ctx_i,
+  // DMA read
+  output logic        rd_req_valid_o,
+  input  logic        rd_req_ready_i,
+  output logic [63:0] rd_req_addr_o,
+  output logic [15:0] rd_req_len_o,
+  input  logic        rd_rsp_valid_i,
+  output logic        rd_rsp_ready_o,
+  input  logic [DataW-1:0] rd_rsp_data_i,
+  input  logic        rd_rsp_last_i,
+  input  logic        rd_rsp_err_i,
+  // Fetched WQEs: {err, flush, qpn[23:0], idx[15:0], wqe}
+  output logic        wqe_valid_o,
+  input  logic        wqe_ready_i,
+  output logic [rnic_pkg::WqeBits+42-1:0] wqe_o,
+  // Trace: WQE fetched
+  output logic        ev_valid_o,
+  output logic [23:0] ev_qpn_o,
+  output logic [15:0] ev_idx_o
+);
+  localparam int unsigned QpW = $clog2(NQp);
+  localparam int unsigned WqeBits = rnic_pkg::WqeBits;
+  localparam int unsigned BeatsMax = WqeBits / DataW;
+  localparam int unsigned BeatW = (BeatsMax > 1) ? $clog2(BeatsMax) : 1;
+  localparam int unsigned OutW = WqeBits + 42;
+  localparam int unsigned PendW = 41;
+  localparam int unsigned SlotCntW = $clog2(Slots) + 1;
+  localparam logic [15:0] InflMax = 16'(InflDepth);
+  localparam logic [SlotCntW:0] SlotsC = (SlotCntW+1)'(Slots);
+
+  logic [15:0] sq_pi_q [NQp];
+  logic [15:0] fetch_ci_q [NQp];
+  logic [15:0] done_ci_q [NQp];
+  logic queued_q [NQp];
+
+  // ---------------------------------------------------------------------------
+  // Active QP FIFO
+  // ---------------------------------------------------------------------------
+  logic act_push, act_pop, act_valid, act_in_ready;
+  logic [23:0] act_push_qpn, act_head;
+  logic [QpW:0] act_count;
+
+  rnic_fifo #(.Width(24), .Depth(NQp)) u_active (
+    .clk_i, .rst_ni,
+    .in_valid_i(act_push), .in_ready_o(act_in_ready), .in_data_i(act_push_qpn),
+    .out_valid_o(act_valid), .out_ready_i(act_pop), .out_data_o(act_head),
+    .count_o(act_count)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Head QP: decide
+  // ---------------------------------------------------------------------------
+  rnic_pkg::qp_cfg_t ctx;
+  logic [QpW-1:0] h;
+  logic [15:0] h_pi, h_fetch, h_done;
+  logic h_work, h_window, h_err, h_run, can_issue, issue, h_more;
+  logic [SlotCntW:0] pend_cnt_w, out_cnt_w;
+  logic [$clog2(Slots):0] pend_count, out_count;
+
+  assign ctx_idx_o = act_head;
+  assign ctx = ctx_i;
+  assign h = act_head[QpW-1:0];
+  assign h_pi = sq_pi_q[h];
+  assign h_fetch = fetch_ci_q[h];
+  assign h_done = done_ci_q[h];
+  assign h_work = (h_fetch != h_pi);
+  assign h_window = ((h_fetch - h_done) < InflMax);
+  assign h_err = (ctx.state == rnic_pkg::QpsErr);
+  assign h_run = (ctx.state == rnic_pkg::QpsRts) || (ctx.state == rnic_pkg::QpsSqd) ||
+                 (ctx.state == rnic_pkg::QpsSqe);
+  assign pend_cnt_w = {1'b0, pend_count};
+  assign out_cnt_w = {1'b0, out_count};
+  assign can_issue = act_valid && h_work && h_window && (h_err || h_run) &&
+                     ((pend_cnt_w + out_cnt_w) < SlotsC) && (h_err || rd_req_ready_i);
+  assign issue = can_issue;
+  assign h_more = (h_fetch + 16'd1 != h_pi);
+
+  // Pop when the head fetched (it goes back to the tail if it has more) or has
+  // nothing it may do now (a completion or doorbell brings it back).
+  logic head_idle;
+  assign head_idle = act_valid && (!h_work || !h_window || !(h_err || h_run));
+  assign act_pop = issue || head_idle;
+
+  assign rd_req_valid_o = act_valid && h_work && h_window && h_run && !h_err &&
+                          ((pend_cnt_w + out_cnt_w) < SlotsC);
+  assign rd_req_addr_o = ctx.sq_base +
+      ({48'd0, h_fetch & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
+  assign rd_req_len_o = 16'd1 << ctx.sq_wqe_shift;
+
+  // Push priority: requeue of the head, then completer progress, then doorbells.
+  logic db_take, done_take;
+  logic [23:0] db_qpn;
+  logic [15:0] db_pi;
+  assign db_qpn = db_data_i[23:0];
+  assign db_pi = db_data_i[47:32];
+  assign done_ready_o = !(issue && h_more);
+  assign done_take = done_valid_i && done_ready_o;
+  assign db_ready_o = !(issue && h_more) && !done_valid_i;
+  assign db_take = db_valid_i && db_ready_o;
+
+  logic done_needs, db_needs;
+  assign done_needs = (done_qpn_i < 24'(NQp)) && !queued_q[done_qpn_i[QpW-1:0]] &&
+                      (fetch_ci_q[done_qpn_i[QpW-1:0]] != sq_pi_q[done_qpn_i[QpW-1:0]]);
+  assign db_needs = (db_qpn < 24'(NQp)) && !queued_q[db_qpn[QpW-1:0]];
+
+  always_comb begin
+    act_push = 1'b0;
+    act_push_qpn = act_head;
+    if (issue && h_more) begin
+      act_push = 1'b1;
+    end else if (done_take && done_needs) begin
+      act_push = 1'b1;
+      act_push_qpn = done_qpn_i;
+    end else if (db_take && db_needs) begin
+      act_push = 1'b1;
+      act_push_qpn = db_qpn;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (act_pop && !(issue && h_more)) queued_q[h] <= 1'b0;
+    if (done_take && (done_qpn_i < 24'(NQp))) begin
+      done_ci_q[done_qpn_i[QpW-1:0]] <= done_ci_i;
+      if (done_needs) queued_q[done_qpn_i[QpW-1:0]] <= 1'b1;
+    end
+    if (db_take && (db_qpn < 24'(NQp))) begin
+      sq_pi_q[db_qpn[QpW-1:0]] <= db_pi;
+      if (db_needs) queued_q[db_qpn[QpW-1:0]] <= 1'b1;
+    end
+    if (issue) fetch_ci_q[h] <= h_fetch + 16'd1;
+    if (rewind_valid_i && (rewind_qpn_i < 24'(NQp))) fetch_ci_q[rewind_qpn_i[QpW-1:0]] <= rewind_idx_i;
+    if (qp_wr_i && qp_wr_flags_i[rnic_pkg::QpFlagResetSq] && (qp_wr_idx_i < 24'(NQp))) begin
+      sq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+      fetch_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+      done_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Pending reads and WQE assembly
+  // ---------------------------------------------------------------------------
+  logic pend_valid, pend_pop;
+  logic [PendW-1:0] pend_in, pend_head;
+  logic pend_in_ready;
+  logic pend_flush;
+  logic [23:0] pend_qpn;
+  logic [15:0] pend_idx;
+
+  assign pend_in = {h_err, act_head, h_fetch};
+  rnic_fifo #(.Width(PendW), .Depth(Slots)) u_pending (
+    .clk_i, .rst_ni,
+    .in_valid_i(issue), .in_ready_o(pend_in_ready), .in_data_i(pend_in),
+    .out_valid_o(pend_valid), .out_ready_i(pend_pop), .out_data_o(pend_head),
+    .count_o(pend_count)
+  );
+  assign {pend_flush, pend_qpn, pend_idx} = pend_head;
+
+  logic [WqeBits-1:0] asm_q;
+  logic [BeatW-1:0] beat_q;
+  logic asm_err_q;
+  logic out_push, out_in_ready;
+  logic [OutW-1:0] out_in;
+  logic beat_take;
+
+  assign rd_rsp_ready_o = pend_valid && !pend_flush && out_in_ready;
+  assign beat_take = rd_rsp_valid_i && rd_rsp_ready_o;
+  assign out_push = pend_valid && out_in_ready && (pend_flush || (beat_take && rd_rsp_last_i));
+  assign pend_pop = out_push;
+
+  logic [WqeBits-1:0] asm_d;
+  always_comb begin
+    asm_d = asm_q;
+    asm_d[beat_q*DataW +: DataW] = rd_rsp_data_i;
+  end
+  assign out_in = {asm_err_q || (beat_take && rd_rsp_err_i), pend_flush, pend_qpn, pend_idx,
+                   pend_flush ? '0 : asm_d};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      asm_q <= '0;
+      beat_q <= '0;
+      asm_err_q <= 1'b0;
+    end else if (beat_take) begin
+      if (rd_rsp_last_i) begin
+        asm_q <= '0;
+        beat_q <= '0;
+        asm_err_q <= 1'b0;
+      end else begin
+        asm_q <= asm_d;
+        beat_q <= beat_q + 1'b1;
+        asm_err_q <= asm_err_q || rd_rsp_err_i;
+      end
+    end
+  end
+
+  rnic_fifo #(.Width(OutW), .Depth(Slots)) u_out (
+    .clk_i, .rst_ni,
+    .in_valid_i(out_push), .in_ready_o(out_in_ready), .in_data_i(out_in),
+    .out_valid_o(wqe_valid_o), .out_ready_i(wqe_ready_i), .out_data_o(wqe_o),
+    .count_o(out_count)
+  );
+
+  assign ev_valid_o = out_push && !pend_flush;
+  assign ev_qpn_o = pend_qpn;
+  assign ev_idx_o = pend_idx;
+
+  logic unused;
+  assign unused = pend_in_ready ^ (|act_count) ^ act_in_ready;
+endmodule

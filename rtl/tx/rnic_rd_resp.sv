@@ -1,0 +1,96 @@
+// rnic_rd_resp: the responder's transmit side. Jobs from the transport
+// engine, in the order the requests arrived, become ACK/NAK frames or RDMA
+// READ response streams (first/middle/last/only, path-MTU payloads read from
+// host memory by the TX builder). One queue keeps an ACK from passing the
+// READ responses before it.
+module rnic_rd_resp #(
+  parameter int unsigned JobDepth = 8
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // {is_read, qpn, psn, syn, msn, addr, len}
+  input  logic        job_valid_i,
+  output logic        job_ready_o,
+  input  logic [176:0] job_i,
+  output logic [23:0] ctx_idx_o,
+  input  logic [rnic_pkg::QpCfgW-1:0] ctx_i,
+  output logic        txd_valid_o,
+  input  logic        txd_ready_i,
+  output logic [rnic_pkg::TxdW-1:0] txd_o
+);
+  logic jv;
+  logic [176:0] j;
+  logic [$clog2(JobDepth):0] jcount;
+  logic jpop;
+  rnic_fifo #(.Width(177), .Depth(JobDepth)) u_jobs (
+    .clk_i, .rst_ni,
+    .in_valid_i(job_valid_i), .in_ready_o(job_ready_o), .in_data_i(job_i),
+    .out_valid_o(jv), .out_ready_i(jpop), .out_data_o(j),
+    .count_o(jcount)
+  );
+
+  logic j_read;
+  logic [23:0] j_qpn, j_psn, j_msn;
+  logic [7:0] j_syn;
+  logic [63:0] j_addr;
+  logic [31:0] j_len;
+  assign {j_read, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len} = j;
+  assign ctx_idx_o = j_qpn;
+
+  rnic_pkg::qp_cfg_t ctx;
+  assign ctx = ctx_i;
+  logic [12:0] mtu;
+  assign mtu = rnic_pkg::mtu_bytes(ctx.pmtu);
+
+  logic [31:0] sent_q;     // READ bytes already in earlier responses
+  logic [23:0] k_q;        // response packet number
+  logic [31:0] left;
+  logic first, last;
+  logic [12:0] pay;
+  assign left = j_len - sent_q;
+  assign first = (k_q == 24'd0);
+  assign last = (left <= {19'd0, mtu});
+  assign pay = last ? left[12:0] : mtu;
+
+  rnic_pkg::txd_t t;
+  always_comb begin
+    t = '0;
+    t.qpn = j_qpn;
+    t.aeth_syn = j_syn;
+    t.aeth_msn = j_msn;
+    if (!j_read) begin
+      t.opcode = rnic_pkg::OpAck;
+      t.psn = j_psn;
+    end else begin
+      t.psn = j_psn + k_q;
+      t.opcode = (first && last) ? rnic_pkg::OpReadRespOnly :
+                 first ? rnic_pkg::OpReadRespFirst :
+                 last ? rnic_pkg::OpReadRespLast : rnic_pkg::OpReadRespMiddle;
+      t.pay_len = pay;
+      t.nchunk = (pay != 13'd0) ? 3'd1 : 3'd0;
+      t.chunk_addr[63:0] = j_addr + {32'd0, sent_q};
+      t.chunk_len[12:0] = pay;
+    end
+  end
+  assign txd_o = t;
+  assign txd_valid_o = jv;
+  assign jpop = jv && txd_ready_i && (!j_read || last);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sent_q <= '0;
+      k_q <= '0;
+    end else if (jv && txd_ready_i) begin
+      if (jpop) begin
+        sent_q <= '0;
+        k_q <= '0;
+      end else begin
+        sent_q <= sent_q + {19'd0, pay};
+        k_q <= k_q + 24'd1;
+      end
+    end
+  end
+
+  logic unused;
+  assign unused = ^jcount;
+endmodule

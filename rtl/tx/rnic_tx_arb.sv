@@ -1,0 +1,26 @@
+// rnic_tx_arb: picks the next frame for the TX builder, round robin between
+// the requester (source 0) and the responder's ACK/READ-response generator
+// (source 1).
+module rnic_tx_arb (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic [1:0]  valid_i,
+  output logic [1:0]  ready_o,
+  input  logic [2*rnic_pkg::TxdW-1:0] txd_i,
+  output logic        valid_o,
+  input  logic        ready_i,
+  output logic [rnic_pkg::TxdW-1:0] txd_o
+);
+  logic last_q, sel;
+  assign sel = (valid_i[0] && valid_i[1]) ? !last_q : valid_i[1];
+  assign valid_o = valid_i[sel];
+  assign txd_o = txd_i[sel*rnic_pkg::TxdW +: rnic_pkg::TxdW];
+  always_comb begin
+    ready_o = '0;
+    ready_o[sel] = ready_i;
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) last_q <= 1'b0;
+    else if (valid_o && ready_i) last_q <= sel;
+  end
+endmodule

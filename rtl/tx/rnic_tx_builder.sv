@@ -1,0 +1,360 @@
+// rnic_tx_builder: builds RoCEv2 frames and sends them.
+//
+// Store and forward with two frame slots: while one slot is on the wire the
+// next frame is assembled in the other. Assembly writes the Ethernet/IPv4/UDP/
+// BTH/extension headers, then DMA-reads the payload chunks (all requests of a
+// frame are issued back to back) and packs the returned beats behind the
+// header at any byte offset. The emitter appends pad bytes and the ICRC,
+// computed over the masked headers and payload as the frame streams out.
+module rnic_tx_builder #(
+  parameter int unsigned DataW = 256,
+  localparam int unsigned Bytes = DataW / 8
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic [47:0] port_mac_i,
+  input  logic [31:0] port_ip_i,
+  input  logic        txd_valid_i,
+  output logic        txd_ready_o,
+  input  logic [rnic_pkg::TxdW-1:0] txd_i,
+  output logic [23:0] ctx_idx_o,
+  input  logic [rnic_pkg::QpCfgW-1:0] ctx_i,
+  // Payload DMA
+  output logic        rd_req_valid_o,
+  input  logic        rd_req_ready_i,
+  output logic [63:0] rd_req_addr_o,
+  output logic [15:0] rd_req_len_o,
+  input  logic        rd_rsp_valid_i,
+  output logic        rd_rsp_ready_o,
+  input  logic [DataW-1:0] rd_rsp_data_i,
+  input  logic        rd_rsp_last_i,
+  input  logic        rd_rsp_err_i,
+  // Wire
+  output logic        tx_valid_o,
+  input  logic        tx_ready_i,
+  output logic [DataW-1:0] tx_data_o,
+  output logic [Bytes-1:0] tx_keep_o,
+  output logic        tx_last_o,
+  // Trace and counters
+  output logic        ev_first_o,
+  output logic        ev_last_o,
+  output logic [23:0] ev_qpn_o,
+  output logic [15:0] ev_idx_o,
+  output logic [63:0] cnt_pkts_o,
+  output logic [63:0] cnt_rd_err_o
+);
+  localparam int unsigned LaneW = $clog2(Bytes);
+  localparam int unsigned FrameBytes = 4096 + 96 + 8;
+  localparam int unsigned Words = (FrameBytes + Bytes - 1) / Bytes + 1;
+  localparam int unsigned WordW = $clog2(Words);
+  localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;
+  localparam int unsigned HdrBytes = HdrWords * Bytes;
+
+  // ---------------------------------------------------------------------------
+  // Frame slots
+  // ---------------------------------------------------------------------------
+  logic [DataW-1:0] buf_q [2 * Words];
+  logic [1:0] slot_busy_q;
+  logic wslot_q;  // slot being assembled
+
+  // ---------------------------------------------------------------------------
+  // Header construction
+  // ---------------------------------------------------------------------------
+  rnic_pkg::txd_t d_q;
+  rnic_pkg::qp_cfg_t ctx;
+  assign ctx_idx_o = d_q.qpn;
+  assign ctx = ctx_i;
+
+  logic [6:0] ext_len;
+  logic [1:0] pad;
+  logic [15:0] hdr_len, pay_end, frame_len, ip_len, udp_len;
+  assign ext_len = rnic_pkg::ext_hdr_bytes(d_q.opcode);
+  assign pad = 2'(3'd4 - {1'b0, d_q.pay_len[1:0]});
+  assign hdr_len = 16'd54 + {9'd0, ext_len};
+  assign pay_end = hdr_len + {3'd0, d_q.pay_len};
+  assign frame_len = pay_end + {14'd0, pad};
+  assign ip_len = frame_len + 16'd4 - 16'd14;
+  assign udp_len = ip_len - 16'd20;
+
+  logic [7:0] hb [HdrBytes];
+  logic [HdrBytes*8-1:0] hdr_vec;
+  logic [19:0] csum_acc;
+  logic [15:0] ip_csum;
+
+  always_comb begin
+    for (int i = 0; i < HdrBytes; i++) hb[i] = 8'h00;
+    // Ethernet
+    for (int i = 0; i < 6; i++) begin
+      hb[i] = ctx.dest_mac[8*(5-i) +: 8];
+      hb[6+i] = port_mac_i[8*(5-i) +: 8];
+    end
+    hb[12] = 8'h08;
+    hb[13] = 8'h00;
+    // IPv4
+    hb[14] = 8'h45;
+    hb[16] = ip_len[15:8];
+    hb[17] = ip_len[7:0];
+    hb[20] = 8'h40;  // don't fragment
+    hb[22] = 8'd64;
+    hb[23] = 8'd17;
+    for (int i = 0; i < 4; i++) begin
+      hb[26+i] = port_ip_i[8*(3-i) +: 8];
+      hb[30+i] = ctx.dest_ip[8*(3-i) +: 8];
+    end
+    // UDP
+    hb[34] = ctx.udp_sport[15:8];
+    hb[35] = ctx.udp_sport[7:0];
+    hb[36] = 8'h12;  // 4791
+    hb[37] = 8'hb7;
+    hb[38] = udp_len[15:8];
+    hb[39] = udp_len[7:0];
+    // BTH
+    hb[42] = d_q.opcode;
+    hb[43] = {d_q.se, 1'b0, pad, 4'd0};
+    hb[44] = 8'hff;
+    hb[45] = 8'hff;
+    hb[47] = ctx.dest_qpn[23:16];
+    hb[48] = ctx.dest_qpn[15:8];
+    hb[49] = ctx.dest_qpn[7:0];
+    hb[50] = {d_q.ack_req, 7'd0};
+    hb[51] = d_q.psn[23:16];
+    hb[52] = d_q.psn[15:8];
+    hb[53] = d_q.psn[7:0];
+    // Extension headers
+    if (rnic_pkg::op_has_reth(d_q.opcode)) begin
+      for (int i = 0; i < 8; i++) hb[54+i] = d_q.reth_va[8*(7-i) +: 8];
+      for (int i = 0; i < 4; i++) begin
+        hb[62+i] = d_q.reth_rkey[8*(3-i) +: 8];
+        hb[66+i] = d_q.reth_len[8*(3-i) +: 8];
+      end
+      if (rnic_pkg::op_has_imm(d_q.opcode)) begin
+        for (int i = 0; i < 4; i++) hb[70+i] = d_q.imm[8*i +: 8];
+      end
+    end else if (rnic_pkg::op_has_imm(d_q.opcode)) begin
+      for (int i = 0; i < 4; i++) hb[54+i] = d_q.imm[8*i +: 8];
+    end else if (rnic_pkg::op_has_aeth(d_q.opcode)) begin
+      hb[54] = d_q.aeth_syn;
+      hb[55] = d_q.aeth_msn[23:16];
+      hb[56] = d_q.aeth_msn[15:8];
+      hb[57] = d_q.aeth_msn[7:0];
+    end
+    // IPv4 header checksum
+    csum_acc = '0;
+    for (int i = 0; i < 10; i++) csum_acc = csum_acc + {4'd0, hb[14+2*i], hb[15+2*i]};
+    csum_acc = {4'd0, csum_acc[15:0]} + {16'd0, csum_acc[19:16]};
+    csum_acc = {4'd0, csum_acc[15:0]} + {16'd0, csum_acc[19:16]};
+    ip_csum = ~csum_acc[15:0];
+    hb[24] = ip_csum[15:8];
+    hb[25] = ip_csum[7:0];
+    for (int i = 0; i < HdrBytes; i++) hdr_vec[8*i +: 8] = hb[i];
+  end
+
+  // ---------------------------------------------------------------------------
+  // Assembly
+  // ---------------------------------------------------------------------------
+  typedef enum logic [1:0] {AsIdle, AsHdr, AsPay, AsDone} as_e;
+  as_e as_q;
+  logic [WordW-1:0] hw_q;           // header word being written
+  logic [2:0] req_i_q;              // next chunk to request
+  logic [2:0] rsp_i_q;              // chunk whose beats arrive
+  logic [12:0] rsp_left_q;          // bytes of that chunk still to come
+  logic [15:0] woff_q;              // byte offset of the next payload byte
+  logic free_slot;
+  logic nslot;
+
+  assign free_slot = !slot_busy_q[0] || !slot_busy_q[1];
+  assign nslot = slot_busy_q[0] ? 1'b1 : 1'b0;
+  assign txd_ready_o = (as_q == AsIdle) && free_slot;
+
+  logic [12:0] req_len, rsp_len;
+  assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];
+  assign rsp_len = d_q.chunk_len[rsp_i_q[1:0]*13 +: 13];
+  assign rd_req_valid_o = (as_q != AsIdle) && (as_q != AsDone) && (req_i_q < d_q.nchunk);
+  assign rd_req_addr_o = d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
+  assign rd_req_len_o = {3'd0, req_len};
+
+  assign rd_rsp_ready_o = (as_q == AsPay) && (rsp_i_q < req_i_q);
+  logic beat;
+  assign beat = rd_rsp_valid_i && rd_rsp_ready_o;
+
+  // Where this beat lands: word and lane of woff_q, valid bytes of the beat.
+  logic [12:0] nbytes;
+  logic [Bytes-1:0] vmask;
+  logic [LaneW-1:0] lane;
+  logic [2*DataW-1:0] sh_data;
+  logic [2*Bytes-1:0] sh_be;
+  logic [WordW-1:0] wword;
+  assign nbytes = (rsp_left_q < 13'(Bytes)) ? rsp_left_q : 13'(Bytes);
+  assign vmask = (nbytes >= 13'(Bytes)) ? '1 : ~({Bytes{1'b1}} << nbytes);
+  assign lane = woff_q[LaneW-1:0];
+  assign sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
+  assign sh_be = {{Bytes{1'b0}}, vmask} << lane;
+  assign wword = WordW'(woff_q >> LaneW);
+
+  logic [WordW:0] base_w;
+  assign base_w = wslot_q ? (WordW+1)'(Words) : '0;
+
+  logic pay_done;
+  assign pay_done = (rsp_i_q == d_q.nchunk);
+
+  // Emit queue
+  logic eq_push, eq_valid, eq_pop, eq_in_ready;
+  logic [1+16+16+1+1+24+16-1:0] eq_in, eq_out;
+  logic [1:0] eq_count;
+
+  assign eq_push = (as_q == AsDone) && eq_in_ready;
+  assign eq_in = {wslot_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last, d_q.qpn, d_q.wqe_idx};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      as_q <= AsIdle;
+      d_q <= '0;
+      wslot_q <= 1'b0;
+      hw_q <= '0;
+      req_i_q <= '0;
+      rsp_i_q <= '0;
+      rsp_left_q <= '0;
+      woff_q <= '0;
+      cnt_rd_err_o <= '0;
+    end else begin
+      if (rd_req_valid_o && rd_req_ready_i) req_i_q <= req_i_q + 3'd1;
+      unique case (as_q)
+        AsIdle: begin
+          if (txd_valid_i && free_slot) begin
+            d_q <= txd_i;
+            wslot_q <= nslot;
+            hw_q <= '0;
+            req_i_q <= '0;
+            rsp_i_q <= '0;
+            as_q <= AsHdr;
+          end
+        end
+        AsHdr: begin
+          hw_q <= hw_q + 1'b1;
+          if (hw_q == WordW'(HdrWords - 1)) begin
+            woff_q <= hdr_len;
+            rsp_left_q <= d_q.chunk_len[12:0];
+            as_q <= AsPay;
+          end
+        end
+        AsPay: begin
+          if (pay_done) begin
+            as_q <= AsDone;
+          end else if (beat) begin
+            woff_q <= woff_q + {3'd0, nbytes};
+            if (rd_rsp_err_i) cnt_rd_err_o <= cnt_rd_err_o + 64'd1;
+            if (rd_rsp_last_i) begin
+              rsp_i_q <= rsp_i_q + 3'd1;
+              rsp_left_q <= d_q.chunk_len[2'(rsp_i_q[1:0] + 2'd1)*13 +: 13];
+            end else begin
+              rsp_left_q <= rsp_left_q - nbytes;
+            end
+          end
+        end
+        AsDone: if (eq_in_ready) as_q <= AsIdle;
+        default: as_q <= AsIdle;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (as_q == AsHdr) buf_q[base_w + (WordW+1)'(hw_q)] <= hdr_vec[hw_q*DataW +: DataW];
+    if ((as_q == AsPay) && beat) begin
+      for (int b = 0; b < Bytes; b++) begin
+        if (sh_be[b]) buf_q[base_w + (WordW+1)'(wword)][8*b +: 8] <= sh_data[8*b +: 8];
+        if (sh_be[Bytes+b]) buf_q[base_w + (WordW+1)'(wword) + 1'b1][8*b +: 8] <= sh_data[DataW+8*b +: 8];
+      end
+    end
+  end
+
+  rnic_fifo #(.Width($bits(eq_in)), .Depth(2)) u_emit_q (
+    .clk_i, .rst_ni,
+    .in_valid_i(eq_push), .in_ready_o(eq_in_ready), .in_data_i(eq_in),
+    .out_valid_o(eq_valid), .out_ready_i(eq_pop), .out_data_o(eq_out),
+    .count_o(eq_count)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Emission with pad and ICRC
+  // ---------------------------------------------------------------------------
+  logic e_slot, e_first, e_last;
+  logic [15:0] e_pay_end, e_len;
+  logic [23:0] e_qpn;
+  logic [15:0] e_idx;
+  assign {e_slot, e_pay_end, e_len, e_first, e_last, e_qpn, e_idx} = eq_out;
+
+  logic [WordW-1:0] ew_q;
+  logic [31:0] crc_q;
+  logic [DataW-1:0] eword;
+  logic [WordW:0] ebase;
+  assign ebase = e_slot ? (WordW+1)'(Words) : '0;
+  assign eword = buf_q[ebase + (WordW+1)'(ew_q)];
+
+  logic [31:0] crc_d, icrc;
+  logic [DataW-1:0] odata;
+  logic [Bytes-1:0] okeep;
+  logic olast;
+  always_comb begin
+    logic [15:0] p;
+    logic [7:0] b;
+    crc_d = crc_q;
+    for (int i = 0; i < Bytes; i++) begin
+      p = 16'(ew_q) * 16'(Bytes) + 16'(i);
+      b = (p < e_pay_end) ? eword[8*i +: 8] : 8'h00;
+      if ((p >= 16'd14) && (p < e_len)) begin
+        if ((p == 16'd15) || (p == 16'd22) || (p == 16'd24) || (p == 16'd25) ||
+            (p == 16'd40) || (p == 16'd41) || (p == 16'd46)) begin
+          crc_d = rnic_pkg::crc32_byte(crc_d, 8'hff);
+        end else begin
+          crc_d = rnic_pkg::crc32_byte(crc_d, b);
+        end
+      end
+    end
+    icrc = ~crc_d;
+    for (int i = 0; i < Bytes; i++) begin
+      p = 16'(ew_q) * 16'(Bytes) + 16'(i);
+      b = (p < e_pay_end) ? eword[8*i +: 8] : 8'h00;
+      okeep[i] = (p < e_len + 16'd4);
+      if (p >= e_len) b = icrc[8*(p - e_len) +: 8];
+      odata[8*i +: 8] = okeep[i] ? b : 8'h00;
+    end
+    olast = ((16'(ew_q) + 16'd1) * 16'(Bytes) >= e_len + 16'd4);
+  end
+
+  assign tx_valid_o = eq_valid;
+  assign tx_data_o = odata;
+  assign tx_keep_o = okeep;
+  assign tx_last_o = olast;
+  assign eq_pop = eq_valid && tx_ready_i && olast;
+
+  assign ev_first_o = eq_valid && tx_ready_i && (ew_q == '0) && e_first;
+  assign ev_last_o = eq_valid && tx_ready_i && (ew_q == '0) && e_last;
+  assign ev_qpn_o = e_qpn;
+  assign ev_idx_o = e_idx;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ew_q <= '0;
+      crc_q <= rnic_pkg::IcrcSeed;
+      slot_busy_q <= '0;
+      cnt_pkts_o <= '0;
+    end else begin
+      if (eq_valid && tx_ready_i) begin
+        if (olast) begin
+          ew_q <= '0;
+          crc_q <= rnic_pkg::IcrcSeed;
+          cnt_pkts_o <= cnt_pkts_o + 64'd1;
+        end else begin
+          ew_q <= ew_q + 1'b1;
+          crc_q <= crc_d;
+        end
+      end
+      // A slot is busy from the start of assembly until its last beat left.
+      if (txd_valid_i && txd_ready_o) slot_busy_q[nslot] <= 1'b1;
+      if (eq_pop) slot_busy_q[e_slot] <= 1'b0;
+    end
+  end
+
+  logic unused;
+  assign unused = ^eq_count;
+endmodule
