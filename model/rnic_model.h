@@ -96,6 +96,23 @@ void rnic_sim_set_event_cb(struct rnic_sim *sim, rnic_sim_event_cb cb, void *arg
 int rnic_sim_trace_open(struct rnic_sim *sim, const char *path);
 void rnic_sim_trace_close(struct rnic_sim *sim);
 
+/* Additions. */
+
+/* Frames sent by @node that matched no node's IPv4 address (or were too
+ * short to carry one) and were dropped; they are included in wire_frames. */
+uint64_t rnic_sim_wire_drops(const struct rnic_sim *sim, unsigned int node);
+/* MMIO reads of @node that got no answer (they returned ~0). */
+uint64_t rnic_sim_mmio_timeouts(const struct rnic_sim *sim, unsigned int node);
+/* Interface rule violations the model saw on @node's ports (DMA length and
+ * last mismatches, non-contiguous tx_keep_o, unexpected mmio_rvalid_o). The
+ * first few are also printed on stderr. */
+uint64_t rnic_sim_protocol_errors(const struct rnic_sim *sim, unsigned int node);
+/* Every frame sent on the wire, by any node, into a pcap file (Ethernet,
+ * nanosecond timestamps, cycle of the frame's last beat x 4 ns). Environment:
+ * RNIC_PCAP=<file.pcap> opens it at creation. Returns 0 or -errno. */
+int rnic_sim_pcap_open(struct rnic_sim *sim, const char *path);
+void rnic_sim_pcap_close(struct rnic_sim *sim);
+
 #ifdef __cplusplus
 }
 #endif

@@ -135,7 +135,7 @@ module rnic_rx_parser #(
     good = ({hb[12], hb[13]} == 16'h0800) && (hb[14] == 8'h45) && (hb[23] == 8'd17) &&
            ({hb[36], hb[37]} == 16'd4791) && (dst_ip == port_ip_i) &&
            rnic_pkg::op_is_known(op) && (hb[43][3:0] == 4'd0) &&
-           (nbytes_d == frame_end) && (ip_len >= 16'd48 + {9'd0, ext}) &&
+           (nbytes_d == frame_end) && (ip_len >= 16'd44 + {9'd0, ext}) &&
            (pay_len <= 16'd4096) && !overflow_q && (icrc_d == ~crc_d);
   end
 

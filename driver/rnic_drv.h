@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rnic_drv.h - control path of the RNIC: what a kernel driver does.
+ *
+ * One struct rnic_dev per node of rnic_sim_global(), shared (reference
+ * counted) by every open of that node. The driver owns:
+ *   - bring-up: DEV_ID/CAPS check, PORT_MAC/PORT_IP programming;
+ *   - per-device resource numbers: PD numbers, QPNs (2..NQp-1), CQNs
+ *     (0..NCq-1), MR indices (1..NMr-1) with a rotating 8-bit key byte;
+ *   - an IOVA allocator per node and the IOMMU mappings: exactly the pages
+ *     of a registered MR or of a queue are mapped, each mapping is followed
+ *     by an unmapped guard page in IOVA space;
+ *   - the command interface (CMD_ARGn, CMD_GO, poll CMD_STATUS);
+ *   - CQ, MR and QP contexts, and the QP state machine.
+ *
+ * Functions return 0 or a positive errno value.
+ *
+ * Locking: the simulation is one process-wide object, so the driver and the
+ * verbs library serialise every access to it (and to their own state) with
+ * one recursive lock, rnic_lock()/rnic_unlock(). Driver functions take it
+ * themselves; callers may already hold it.
+ */
+#ifndef RNIC_DRV_H
+#define RNIC_DRV_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "rnic_hw.h"
+#include "rnic_model.h"
+
+/* ------------------------------------------------------------------------ */
+/* The process-wide lock                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct rnic_biglock {
+	int word;		/* 0 free, 1 held */
+	unsigned int depth;	/* recursion depth of the owner */
+	unsigned long owner;	/* pthread_self() of the owner, 0 if none */
+};
+
+extern struct rnic_biglock rnic_biglock;
+
+/*
+ * Only a thread writes its own id into owner and clears it before it lets
+ * the lock go, so a thread reading its own id there holds the lock.
+ */
+static inline void rnic_lock(void)
+{
+	unsigned long self = (unsigned long)pthread_self();
+	unsigned int spins = 0;
+
+	if (__atomic_load_n(&rnic_biglock.owner, __ATOMIC_RELAXED) == self) {
+		rnic_biglock.depth++;
+		return;
+	}
+	while (__atomic_exchange_n(&rnic_biglock.word, 1, __ATOMIC_ACQUIRE)) {
+		if (++spins > 64)
+			sched_yield();
+	}
+	__atomic_store_n(&rnic_biglock.owner, self, __ATOMIC_RELAXED);
+	rnic_biglock.depth = 1;
+}
+
+static inline void rnic_unlock(void)
+{
+	if (--rnic_biglock.depth)
+		return;
+	__atomic_store_n(&rnic_biglock.owner, 0UL, __ATOMIC_RELAXED);
+	__atomic_store_n(&rnic_biglock.word, 0, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct rnic_caps {
+	uint32_t version;	/* DEV_ID [31:0]: major << 16 | minor */
+	uint32_t n_qp;		/* QPN space (1 << log2 QPs); QPN 0 and 1 reserved */
+	uint32_t n_cq;		/* CQN space */
+	uint32_t n_mr;		/* MR index space; index 0 reserved */
+	uint32_t max_sge;	/* per WQE */
+	uint32_t data_bits;	/* datapath width */
+	uint32_t max_rd_out;	/* outstanding DMA reads */
+};
+
+/* Driver limits that are not in CAPS (software choices, see rnic_drv.c). */
+#define RNIC_MAX_PD		0xffff	/* PD numbers 1..0xffff (16-bit field) */
+#define RNIC_MAX_QP_WR		32768	/* WQE indices are 16 bits, free running */
+#define RNIC_MAX_CQE		65535	/* ring of up to 65536 CQEs */
+#define RNIC_MIN_CQ_LOG		1
+#define RNIC_PAGE_SIZE		RNIC_SIM_PAGE_SIZE
+
+struct rnic_iova_range;
+
+struct rnic_bitmap {
+	uint64_t *bits;
+	uint32_t size;		/* number of ids */
+	uint32_t first;		/* lowest id handed out */
+	uint32_t next;		/* rotating search start */
+	uint32_t used;
+};
+
+struct rnic_dev {
+	/* Read-only after rnic_dev_open() */
+	struct rnic_sim *sim;
+	unsigned int node;
+	struct rnic_caps caps;
+	uint64_t mac;		/* byte 0 in [47:40] */
+	uint32_t ip;		/* first octet in [31:24] */
+
+	/* Private to the driver */
+	int refcnt;
+	struct rnic_bitmap pd_map, cq_map, qp_map, mr_map;
+	uint8_t key_next;
+	struct rnic_iova_range *iova_free;
+	uint64_t iova_mapped;	/* bytes currently mapped */
+};
+
+/* Attach to @node of rnic_sim_global(). ENODEV: no simulation, no such node,
+ * or DEV_ID/CAPS do not describe an RNIC; EIO: the port registers do not
+ * read back. */
+int rnic_dev_open(unsigned int node, struct rnic_dev **devp);
+void rnic_dev_close(struct rnic_dev *dev);
+
+/* Find the node whose IPv4 address is @ip; fills its MAC. ENOENT if none. */
+int rnic_resolve_ip(struct rnic_sim *sim, uint32_t ip, uint64_t *mac,
+		    unsigned int *node);
+
+/* IPv4-mapped GID (::ffff:a.b.c.d) <-> IPv4 address. */
+void rnic_ip_to_gid(uint32_t ip, union ibv_gid *gid);
+int rnic_gid_to_ip(const union ibv_gid *gid, uint32_t *ip);
+
+/* Debug messages on stderr when RNIC_DEBUG is set. */
+void rnic_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------------ */
+/* Command interface                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Write @nargs arguments, CMD_GO, poll CMD_STATUS until not busy. Maps the
+ * result to 0, EOPNOTSUPP (bad op), EINVAL (bad index), EIO (other result)
+ * or ETIMEDOUT (still busy after RNIC_CMD_POLL_MAX reads). @out may be NULL. */
+#define RNIC_CMD_POLL_MAX	100000
+int rnic_cmd(struct rnic_dev *dev, unsigned int op, uint32_t index,
+	     const uint64_t *args, unsigned int nargs, uint64_t *out,
+	     unsigned int nout);
+
+/* ------------------------------------------------------------------------ */
+/* DMA mappings and queue memory                                            */
+/* ------------------------------------------------------------------------ */
+
+struct rnic_dma {
+	uintptr_t host;		/* page-aligned start of the mapped host range */
+	uint64_t iova;		/* bus address of host */
+	size_t len;		/* mapped bytes, a page multiple */
+};
+
+/* Map the pages covering [addr, addr+len). EFAULT if some page is not
+ * mapped in the process, ENOMEM if IOVA space or the IOMMU is exhausted. */
+int rnic_dma_map(struct rnic_dev *dev, const void *addr, size_t len,
+		 struct rnic_dma *dma);
+void rnic_dma_unmap(struct rnic_dev *dev, struct rnic_dma *dma);
+
+static inline uint64_t rnic_dma_iova(const struct rnic_dma *dma, const void *p)
+{
+	return dma->iova + ((uintptr_t)p - dma->host);
+}
+
+/* Driver-allocated queue memory: page aligned, zeroed, mapped. */
+struct rnic_buf {
+	void *va;
+	size_t len;
+	struct rnic_dma dma;
+};
+
+int rnic_buf_alloc(struct rnic_dev *dev, size_t len, struct rnic_buf *buf);
+void rnic_buf_free(struct rnic_dev *dev, struct rnic_buf *buf);
+
+/* ------------------------------------------------------------------------ */
+/* PD                                                                       */
+/* ------------------------------------------------------------------------ */
+
+int rnic_pd_alloc(struct rnic_dev *dev, uint32_t *pdn);
+void rnic_pd_free(struct rnic_dev *dev, uint32_t pdn);
+
+/* ------------------------------------------------------------------------ */
+/* MR                                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct rnic_mr {
+	uint32_t index;
+	uint32_t key;		/* lkey = rkey */
+	uint32_t pdn;
+	unsigned int access;	/* ibv_access_flags [7:0] as written */
+	uint64_t va;		/* address the MR is accessed by (keys + VA) */
+	uint64_t len;
+	uint64_t iova;		/* bus address of the first byte */
+	struct rnic_dma dma;
+};
+
+/* Register host memory [addr, addr+len) accessed as [va, va+len). */
+int rnic_mr_reg(struct rnic_dev *dev, uint32_t pdn, void *addr, size_t len,
+		uint64_t va, unsigned int access, struct rnic_mr *mr);
+/* Invalidate the MR context and unmap; always releases the resources. */
+int rnic_mr_dereg(struct rnic_dev *dev, struct rnic_mr *mr);
+
+/* ------------------------------------------------------------------------ */
+/* CQ                                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct rnic_cq {
+	uint32_t cqn;
+	unsigned int log_size;
+	uint32_t entries;
+	struct rnic_cqe *ring;
+	struct rnic_buf buf;
+};
+
+/* Ring of the next power of two >= @min_entries (at least 2) CQEs, owner
+ * bytes set to 1, context written with CQ_WRITE. */
+int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *cq);
+/* Invalidate the context and unmap; always releases the resources. */
+int rnic_cq_destroy(struct rnic_dev *dev, struct rnic_cq *cq);
+
+static inline void rnic_cq_arm(struct rnic_dev *dev, const struct rnic_cq *cq,
+			       int solicited_only)
+{
+	rnic_sim_mmio_write(dev->sim, dev->node, RNIC_REG_CQ_DB,
+			    rnic_db_cq(cq->cqn, 1, solicited_only));
+}
+
+/* ------------------------------------------------------------------------ */
+/* QP                                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct rnic_qp_init {
+	uint32_t pdn;
+	uint32_t scqn;
+	uint32_t rcqn;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+};
+
+struct rnic_wq_geom {
+	void *buf;		/* ring start */
+	uint32_t entries;	/* power of two */
+	unsigned int log_size;
+	unsigned int log_stride;	/* 6, 7 or 8 */
+	uint32_t max_sge;	/* data segments that fit a WQE */
+	uint64_t iova;
+};
+
+struct rnic_qp {
+	uint32_t qpn;
+	enum ibv_qp_state state;	/* as last written to the hardware */
+	struct rnic_wq_geom sq, rq;
+	struct rnic_dbrec *dbrec;
+	uint64_t dbrec_iova;
+	struct rnic_buf buf;	/* SQ ring | RQ ring | doorbell-record page */
+
+	/* Attributes as last set by rnic_qp_modify() (for query) */
+	struct ibv_qp_attr attr;
+	struct rnic_qp_ctx ctx;	/* context as last written (flags cleared) */
+};
+
+/* Allocate a QPN and the rings, and write the context in state RESET. */
+int rnic_qp_create(struct rnic_dev *dev, const struct rnic_qp_init *init,
+		   struct rnic_qp *qp);
+
+/* The QP state machine for RC (IBA 11.2.5 / ibv_modify_qp(3)): checks the
+ * transition and the attribute mask, validates the attributes, resolves the
+ * RoCE address, writes the whole context with QP_WRITE and the flags of the
+ * transition. EINVAL on an illegal transition, mask or attribute. On success
+ * qp->state, qp->attr and qp->ctx are updated. */
+int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
+		   const struct ibv_qp_attr *attr, int mask);
+
+/* QP_QUERY: the state and PSNs as the hardware sees them. */
+int rnic_qp_query_hw(struct rnic_dev *dev, const struct rnic_qp *qp,
+		     enum ibv_qp_state *state, uint32_t *sq_psn, uint32_t *rq_psn);
+
+/* Write the context in state RESET (clearing the queues), unmap, free the
+ * QPN; always releases the resources. */
+int rnic_qp_destroy(struct rnic_dev *dev, struct rnic_qp *qp);
+
+/* Legal-transition check only (used by tests): 0 or EINVAL. */
+int rnic_qp_check_transition(enum ibv_qp_state cur, enum ibv_qp_state next,
+			     int mask);
+
+/* QPN allocation (rotating, 2..NQp-1); used by rnic_qp_create(). */
+int rnic_qpn_alloc(struct rnic_dev *dev, uint32_t *qpn);
+void rnic_qpn_free(struct rnic_dev *dev, uint32_t qpn);
+
+/* UDP source port of a QP's RoCEv2 packets. */
+static inline uint16_t rnic_qp_udp_sport(uint32_t qpn)
+{
+	return 0xc000 | (qpn & 0x3fff);
+}
+
+/* Doorbells of the data path (caller writes the doorbell record first). */
+static inline void rnic_ring_sq(struct rnic_dev *dev, uint32_t qpn, uint16_t pi)
+{
+	rnic_sim_mmio_write(dev->sim, dev->node, RNIC_REG_SQ_DB, rnic_db_wq(qpn, pi));
+}
+
+static inline void rnic_ring_rq(struct rnic_dev *dev, uint32_t qpn, uint16_t pi)
+{
+	rnic_sim_mmio_write(dev->sim, dev->node, RNIC_REG_RQ_DB, rnic_db_wq(qpn, pi));
+}
+
+#endif /* RNIC_DRV_H */

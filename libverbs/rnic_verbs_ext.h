@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rnic_verbs_ext.h - what our libibverbs.so.1 exports besides the verbs
+ * (version node RNIC_VERBS_1.0), for benchmarks and tests that want
+ * simulated time. Programs that use them only run on the simulated RNIC.
+ */
+#ifndef RNIC_VERBS_EXT_H
+#define RNIC_VERBS_EXT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Current cycle of the process-wide simulation (creates it if needed). */
+uint64_t rnic_verbs_sim_cycle(void);
+/* Datapath width of the RNIC in bits (DataW). */
+unsigned int rnic_verbs_data_bits(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RNIC_VERBS_EXT_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * host_mem.h - one node's host memory as the RNIC sees it: an IOMMU in front of
+ * this process's memory, a DMA read engine and a posted DMA write queue.
+ * Internal to the model.
+ */
+#ifndef RNIC_HOST_MEM_H
+#define RNIC_HOST_MEM_H
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "sim_util.h"
+
+class Vrnic_top;
+
+namespace rnic {
+
+struct mem_cfg {
+	unsigned rd_latency;
+	unsigned wr_latency;
+	unsigned bytes_per_cycle;
+	unsigned max_rd_out;
+};
+
+class host_mem {
+public:
+	host_mem(unsigned node, const mem_cfg &cfg);
+
+	int map(uint64_t iova, void *host, size_t len);
+	int unmap(uint64_t iova, size_t len);
+
+	/* Before the edge of @cycle: set the DMA inputs. */
+	void drive(Vrnic_top &t, uint64_t cycle);
+	/* Settled values of the edge of @cycle: take the handshakes. */
+	void sample(Vrnic_top &t, uint64_t cycle);
+	/* After the edge of @cycle: make due writes visible. */
+	void retire(uint64_t cycle)
+	{
+		while (!wq_.empty() && wq_.front().visible_at <= cycle)
+			apply_write();
+	}
+
+	uint64_t faults() const { return faults_; }
+	uint64_t writes() const { return writes_; }
+	uint64_t proto_errors() const { return proto_errors_; }
+
+private:
+	struct page {
+		uint8_t *host;
+		uint32_t refs;	/* identical mappings stack (see map()) */
+	};
+	struct rd_req {
+		uint64_t addr;
+		uint64_t start;	/* cycle of the first beat */
+		uint32_t len;
+		uint8_t tag;
+	};
+	struct wr_desc {
+		uint64_t addr;
+		uint64_t visible_at;
+		uint32_t len;
+	};
+
+	uint8_t *translate(uint64_t iova);
+	void open_response(const rd_req &r);
+	void write_beat(Vrnic_top &t, uint64_t cycle);
+	void apply_write();
+	void proto_error() { proto_errors_++; }
+
+	unsigned node_;
+	mem_cfg cfg_;
+
+	std::unordered_map<uint64_t, page> pages_;	/* IOVA page -> host page */
+	uint64_t tlb_page_ = ~0ull;	/* one-entry cache of pages_ */
+	uint8_t *tlb_host_ = nullptr;
+
+	/* Reads: accepted requests in order; the head is being returned. */
+	ring<rd_req> rdq_;
+	std::vector<uint8_t> rd_buf_;	/* head's data, read at its first beat */
+	bool rsp_open_ = false;		/* rd_buf_ holds the head's data */
+	bool rsp_err_ = false;
+	bool beat_driven_ = false;	/* current beat already on the ports */
+	uint32_t beat_ = 0;
+	uint64_t credit_;		/* bandwidth token bucket, bytes */
+	uint64_t credit_cap_;
+
+	/* Writes: bytes of posted writes in order, plus their descriptors. */
+	byte_ring wdata_;
+	ring<wr_desc> wq_;
+	bool wr_open_ = false;		/* inside a multi-beat write */
+	uint64_t wr_addr_ = 0;
+	uint32_t wr_len_ = 0;
+	uint32_t wr_got_ = 0;
+
+	uint64_t faults_ = 0;
+	uint64_t writes_ = 0;
+	uint64_t proto_errors_ = 0;
+};
+
+} /* namespace rnic */
+
+#endif /* RNIC_HOST_MEM_H */

@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sim.cpp - the cycle loop that ticks every node in lockstep, and the C API.
+ *
+ * One cycle (the rising edge number c, c = rnic_sim_cycle() before the tick):
+ *   1. frames due at c move from the wire to the receivers' RX queues;
+ *   2. per node, the model drives every RTL input for this cycle from its own
+ *      state (nothing it drives depends on RTL outputs of the same cycle) and
+ *      evaluates clk_i = 0: the RTL's outputs settle to what its flops will see
+ *      at the edge;
+ *   3. per node, the model takes the handshakes of edge c (valid && ready on
+ *      those settled values), records irq/trace events, and evaluates
+ *      clk_i = 1 (the edge);
+ *   4. the cycle count becomes c + 1, due DMA writes become visible, and the
+ *      event and interrupt callbacks of edge c run.
+ * So the model acts like registered logic: whatever it learns at edge c shows
+ * on its outputs at edge c + 1 at the earliest. Each model is evaluated once
+ * per clock level.
+ *
+ * Handshakes are taken from the settled clk_i = 0 values, not after the edge:
+ * after the edge a registered valid may already have dropped, and an output
+ * that depends combinationally on an input (ready on valid, say) is only right
+ * before it.
+ *
+ * Reset holds rst_ni low for kResetCycles edges at creation; edge 0 is the
+ * first one after it. Waveforms are dumped after each level with a 250 MHz
+ * clock, so edge c rises at (c + kResetCycles) * 4000 + 2000 ps.
+ *
+ * Environment: RNIC_TRACE / RNIC_PCAP open a waveform / packet capture when a
+ * simulation is created; the k-th simulation of the process (k >= 1) writes
+ * "<name>.simK.<ext>" so that it does not overwrite the first. The global
+ * simulation also takes its configuration from RNIC_NODES, RNIC_MEM_*,
+ * RNIC_WIRE_* and RNIC_MMIO_LATENCY (see env_cfg()).
+ *
+ * Not thread-safe: one thread drives a simulation (rnic_sim_global() itself
+ * may be called from any thread).
+ */
+#include "rnic_model.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "Vrnic_top.h"
+#include "host_mem.h"
+#include "mmio.h"
+#include "sim_util.h"
+#include "verilated_fst_c.h"
+#include "wire.h"
+
+using namespace rnic;
+
+namespace {
+
+constexpr uint64_t kHalfPeriodPs = 2000;	/* 250 MHz */
+constexpr unsigned kResetCycles = 8;
+constexpr uint64_t kMmioReadTimeout = 100000;
+constexpr unsigned kEvKinds = 5;
+constexpr uint8_t kIrqKind = 0xff;		/* marks an interrupt in pending_cb */
+
+using port_data_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().dma_wr_data_o)>;
+using port_keep_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().tx_keep_o)>;
+static_assert(sizeof(port_data_t) >= kBytes && sizeof(port_data_t) < kBytes + 8,
+	      "Vrnic_top was verilated with another DataW than RNIC_DATA_W");
+static_assert(sizeof(port_keep_t) * 8 >= kBytes && sizeof(port_keep_t) <= 8,
+	      "keep ports wider than 64 lanes are not supported");
+
+struct node {
+	node(VerilatedContext *ctx, unsigned idx, const rnic_sim_cfg &cfg)
+		: top(new Vrnic_top(ctx, ("node" + std::to_string(idx)).c_str())),
+		  mem(idx, {cfg.mem_rd_latency, cfg.mem_wr_latency,
+			    cfg.mem_bytes_per_cycle, cfg.mem_max_rd_out}),
+		  io(idx, cfg.mmio_latency)
+	{
+	}
+
+	std::unique_ptr<Vrnic_top> top;
+	host_mem mem;
+	mmio io;
+	uint64_t irqs = 0;
+	uint64_t mmio_timeouts = 0;
+};
+
+/* Callbacks are collected during the edge and called after it. */
+struct pending_cb {
+	uint32_t qpn;	/* CQN for an interrupt */
+	uint32_t idx;
+	uint8_t node;
+	uint8_t kind;
+};
+
+unsigned warn_budget = 20;
+
+} /* namespace */
+
+void rnic::model_warn(unsigned node, uint64_t cycle, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!warn_budget)
+		return;
+	warn_budget--;
+	std::fprintf(stderr, "rnic model: node %u cycle %llu: ", node,
+		     (unsigned long long)cycle);
+	va_start(ap, fmt);
+	std::vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	std::fprintf(stderr, "%s\n", warn_budget ? "" : " (further warnings suppressed)");
+}
+
+struct rnic_sim {
+	explicit rnic_sim(const rnic_sim_cfg &c);
+	~rnic_sim();
+
+	void tick();
+	void run(uint64_t cycles)
+	{
+		for (uint64_t i = 0; i < cycles; i++)
+			tick();
+		check_finish();
+	}
+	bool may_run(const char *what);
+	void check_finish()
+	{
+		if (ctx->gotFinish() && !finish_seen) {
+			std::fprintf(stderr, "rnic model: the RTL executed $finish at cycle %llu\n",
+				     (unsigned long long)cycle);
+			finish_seen = true;
+		}
+	}
+	int trace_open(const char *path);
+	void trace_close();
+
+	rnic_sim_cfg cfg;
+	std::unique_ptr<VerilatedContext> ctx;
+	std::unique_ptr<node> nodes[RNIC_SIM_MAX_NODES];
+	unsigned n;
+	wire net;
+	std::unique_ptr<VerilatedFstC> tfp;
+
+	uint64_t cycle = 0;	/* edges since reset; the next edge's number */
+	uint64_t half = 0;	/* clock levels evaluated since creation */
+
+	rnic_sim_irq_cb irq_cb = nullptr;
+	void *irq_arg = nullptr;
+	rnic_sim_event_cb ev_cb = nullptr;
+	void *ev_arg = nullptr;
+	pending_cb pend[RNIC_SIM_MAX_NODES * (kEvKinds + 1)];
+	unsigned npend = 0;
+	bool in_cb = false;
+	bool finish_seen = false;
+
+private:
+	void dump()
+	{
+		if (tfp)
+			tfp->dump(half * kHalfPeriodPs);
+		half++;
+		ctx->time(half * kHalfPeriodPs);
+	}
+	void sample(unsigned i, uint64_t c);
+	void dispatch(uint64_t c);
+};
+
+static wire_cfg make_wire_cfg(const rnic_sim_cfg &c)
+{
+	return {c.nodes, c.wire_latency, c.wire_bytes_per_cycle, c.wire_overhead};
+}
+
+/* Zeros would divide by zero or deadlock; they mean "default" instead. */
+static rnic_sim_cfg sanitize(const rnic_sim_cfg *in)
+{
+	rnic_sim_cfg d, c;
+
+	rnic_sim_default_cfg(&d);
+	c = in ? *in : d;
+	if (c.nodes < 1 || c.nodes > RNIC_SIM_MAX_NODES) {
+		std::fprintf(stderr, "rnic model: %u nodes is out of range, using %u\n",
+			     c.nodes, d.nodes);
+		c.nodes = d.nodes;
+	}
+	if (!c.mem_bytes_per_cycle)
+		c.mem_bytes_per_cycle = d.mem_bytes_per_cycle;
+	if (!c.mem_max_rd_out)
+		c.mem_max_rd_out = d.mem_max_rd_out;
+	if (!c.wire_bytes_per_cycle)
+		c.wire_bytes_per_cycle = d.wire_bytes_per_cycle;
+	return c;
+}
+
+/* The k-th simulation of the process that traces from the environment writes
+ * "<base>.simK<ext>" (k >= 1) so that it does not overwrite the first one. */
+static std::string env_path(const char *path, unsigned k)
+{
+	std::string p(path);
+
+	if (!k)
+		return p;
+	size_t dot = p.rfind('.');
+	size_t slash = p.rfind('/');
+	std::string sfx = ".sim" + std::to_string(k);
+
+	if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+		return p + sfx;
+	return p.substr(0, dot) + sfx + p.substr(dot);
+}
+
+rnic_sim::rnic_sim(const rnic_sim_cfg &c)
+	: cfg(c), ctx(new VerilatedContext), n(c.nodes), net(make_wire_cfg(c))
+{
+	static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
+
+	/* Deterministic start: no random X initialisation, tracing possible. */
+	ctx->randReset(0);
+	ctx->traceEverOn(true);
+	for (unsigned i = 0; i < n; i++) {
+		nodes[i].reset(new node(ctx.get(), i, cfg));
+		Vrnic_top &t = *nodes[i]->top;
+
+		t.clk_i = 0;
+		t.rst_ni = 0;
+		t.mmio_valid_i = 0;
+		t.mmio_we_i = 0;
+		t.mmio_addr_i = 0;
+		t.mmio_wdata_i = 0;
+		t.dma_rd_req_ready_i = 0;
+		t.dma_rd_rsp_valid_i = 0;
+		port_put(t.dma_rd_rsp_data_i, nullptr, 0);
+		t.dma_rd_rsp_tag_i = 0;
+		t.dma_rd_rsp_last_i = 0;
+		t.dma_rd_rsp_err_i = 0;
+		t.dma_wr_ready_i = 0;
+		t.tx_ready_i = 0;
+		t.rx_valid_i = 0;
+		port_put(t.rx_data_i, nullptr, 0);
+		t.rx_keep_i = 0;
+		t.rx_last_i = 0;
+	}
+
+	const char *e = std::getenv("RNIC_TRACE");
+
+	if (e && *e) {
+		std::string p = env_path(e, env_trace_seq++);
+
+		if (trace_open(p.c_str()))
+			std::fprintf(stderr, "rnic model: cannot open trace %s\n", p.c_str());
+	}
+	e = std::getenv("RNIC_PCAP");
+	if (e && *e) {
+		std::string p = env_path(e, env_pcap_seq++);
+
+		if (net.pcap_open(p.c_str()))
+			std::fprintf(stderr, "rnic model: cannot open pcap %s\n", p.c_str());
+	}
+
+	/* Reset is held over a few edges and released before edge 0. */
+	for (unsigned k = 0; k < kResetCycles; k++) {
+		for (unsigned i = 0; i < n; i++) {
+			nodes[i]->top->clk_i = 0;
+			nodes[i]->top->eval();
+		}
+		dump();
+		for (unsigned i = 0; i < n; i++) {
+			nodes[i]->top->clk_i = 1;
+			nodes[i]->top->eval();
+		}
+		dump();
+	}
+	for (unsigned i = 0; i < n; i++)
+		nodes[i]->top->rst_ni = 1;
+}
+
+rnic_sim::~rnic_sim()
+{
+	/* The trace refers to the models: close it first. */
+	trace_close();
+	for (unsigned i = 0; i < n; i++)
+		nodes[i]->top->final();
+	for (unsigned i = 0; i < n; i++)
+		nodes[i].reset();
+}
+
+void rnic_sim::tick()
+{
+	const uint64_t c = cycle;
+
+	net.deliver(c);
+	for (unsigned i = 0; i < n; i++) {
+		node &nd = *nodes[i];
+		Vrnic_top &t = *nd.top;
+
+		nd.mem.drive(t, c);
+		nd.io.drive(t, c);
+		net.drive(i, t);
+		t.clk_i = 0;
+		t.eval();
+	}
+	dump();
+	for (unsigned i = 0; i < n; i++) {
+		Vrnic_top &t = *nodes[i]->top;
+
+		sample(i, c);
+		t.clk_i = 1;
+		t.eval();
+	}
+	dump();
+	cycle = c + 1;
+	for (unsigned i = 0; i < n; i++)
+		nodes[i]->mem.retire(c);
+	if (npend)
+		dispatch(c);
+}
+
+void rnic_sim::sample(unsigned i, uint64_t c)
+{
+	node &nd = *nodes[i];
+	Vrnic_top &t = *nd.top;
+
+	nd.io.sample(t, c);
+	nd.mem.sample(t, c);
+	net.sample(i, t, c);
+	if (t.irq_valid_o) {
+		nd.irqs++;
+		if (irq_cb)
+			pend[npend++] = {t.irq_cqn_o, 0, (uint8_t)i, kIrqKind};
+	}
+	if (t.ev_valid_o && ev_cb) {
+		for (unsigned k = 0; k < kEvKinds; k++) {
+			if (!(t.ev_valid_o >> k & 1))
+				continue;
+			pend[npend++] = {port_field(t.ev_qpn_o, 24 * k, 24),
+					 port_field(t.ev_idx_o, 16 * k, 16), (uint8_t)i,
+					 (uint8_t)k};
+		}
+	}
+}
+
+void rnic_sim::dispatch(uint64_t c)
+{
+	in_cb = true;
+	for (unsigned j = 0; j < npend; j++) {
+		const pending_cb &p = pend[j];
+
+		if (p.kind == kIrqKind) {
+			if (irq_cb)
+				irq_cb(irq_arg, p.node, p.qpn);
+		} else if (ev_cb) {
+			ev_cb(ev_arg, p.node, p.kind, p.qpn, p.idx, c);
+		}
+	}
+	npend = 0;
+	in_cb = false;
+}
+
+/* Callbacks run between two cycles; they may post MMIO writes and look at
+ * memory, but must not run the simulation themselves. */
+bool rnic_sim::may_run(const char *what)
+{
+	if (!in_cb)
+		return true;
+	std::fprintf(stderr, "rnic model: %s called from a callback; ignored\n", what);
+	return false;
+}
+
+int rnic_sim::trace_open(const char *path)
+{
+	if (!path || !*path)
+		return -EINVAL;
+	trace_close();
+	/* Verilator 5 takes several models of one context in one trace; each
+	 * model's signals sit under its name (node0, node1, ...). */
+	tfp.reset(new VerilatedFstC);
+	for (unsigned i = 0; i < n; i++)
+		nodes[i]->top->trace(tfp.get(), 99);
+	tfp->open(path);
+	if (!tfp->isOpen()) {
+		tfp.reset();
+		return -EIO;
+	}
+	return 0;
+}
+
+void rnic_sim::trace_close()
+{
+	if (!tfp)
+		return;
+	tfp->close();
+	tfp.reset();
+}
+
+/* ---- C API ---- */
+
+static bool node_ok(const rnic_sim *sim, unsigned node, const char *fn)
+{
+	if (sim && node < sim->n)
+		return true;
+	std::fprintf(stderr, "rnic model: %s: no node %u\n", fn, node);
+	return false;
+}
+
+static std::mutex global_lock;
+static rnic_sim *global_sim;
+
+static void global_fini(void)
+{
+	rnic_sim *sim;
+
+	{
+		std::lock_guard<std::mutex> g(global_lock);
+
+		sim = global_sim;
+		global_sim = nullptr;
+	}
+	delete sim;	/* closes the trace */
+}
+
+/* Environment overrides of the global simulation's configuration. */
+static void env_cfg(struct rnic_sim_cfg *cfg)
+{
+	static const struct {
+		const char *name;
+		unsigned int rnic_sim_cfg::*field;
+	} vars[] = {
+		{"RNIC_NODES", &rnic_sim_cfg::nodes},
+		{"RNIC_MEM_RD_LATENCY", &rnic_sim_cfg::mem_rd_latency},
+		{"RNIC_MEM_WR_LATENCY", &rnic_sim_cfg::mem_wr_latency},
+		{"RNIC_MEM_BYTES_PER_CYCLE", &rnic_sim_cfg::mem_bytes_per_cycle},
+		{"RNIC_MEM_MAX_RD_OUT", &rnic_sim_cfg::mem_max_rd_out},
+		{"RNIC_WIRE_LATENCY", &rnic_sim_cfg::wire_latency},
+		{"RNIC_WIRE_BYTES_PER_CYCLE", &rnic_sim_cfg::wire_bytes_per_cycle},
+		{"RNIC_WIRE_OVERHEAD", &rnic_sim_cfg::wire_overhead},
+		{"RNIC_MMIO_LATENCY", &rnic_sim_cfg::mmio_latency},
+	};
+
+	for (const auto &v : vars) {
+		const char *s = std::getenv(v.name);
+		char *end;
+
+		if (!s || !*s)
+			continue;
+		unsigned long x = std::strtoul(s, &end, 0);
+
+		if (*end || x > 0xffffffffu)
+			std::fprintf(stderr, "rnic model: ignoring %s=%s\n", v.name, s);
+		else
+			cfg->*v.field = (unsigned int)x;
+	}
+}
+
+extern "C" {
+
+void rnic_sim_default_cfg(struct rnic_sim_cfg *cfg)
+{
+	cfg->nodes = 2;
+	cfg->mem_rd_latency = 50;
+	cfg->mem_wr_latency = 25;
+	cfg->mem_bytes_per_cycle = 64;
+	cfg->mem_max_rd_out = 32;
+	cfg->wire_latency = 25;
+	cfg->wire_bytes_per_cycle = kBytes;
+	cfg->wire_overhead = 24;
+	cfg->mmio_latency = 8;
+}
+
+struct rnic_sim *rnic_sim_create(const struct rnic_sim_cfg *cfg)
+{
+	return new rnic_sim(sanitize(cfg));
+}
+
+void rnic_sim_destroy(struct rnic_sim *sim)
+{
+	if (!sim)
+		return;
+	{
+		std::lock_guard<std::mutex> g(global_lock);
+
+		if (sim == global_sim)
+			global_sim = nullptr;
+	}
+	delete sim;
+}
+
+struct rnic_sim *rnic_sim_global(void)
+{
+	static bool fini_registered;
+	std::lock_guard<std::mutex> g(global_lock);
+
+	if (!global_sim) {
+		struct rnic_sim_cfg cfg;
+
+		rnic_sim_default_cfg(&cfg);
+		env_cfg(&cfg);
+		global_sim = new rnic_sim(sanitize(&cfg));
+		/* Registered after Verilator's own statics exist, so it runs
+		 * before they are destroyed. */
+		if (!fini_registered)
+			fini_registered = !std::atexit(global_fini);
+	}
+	return global_sim;
+}
+
+unsigned int rnic_sim_nodes(const struct rnic_sim *sim)
+{
+	return sim->n;
+}
+
+uint64_t rnic_sim_cycle(const struct rnic_sim *sim)
+{
+	return sim->cycle;
+}
+
+unsigned int rnic_sim_data_bits(const struct rnic_sim *sim)
+{
+	(void)sim;
+	return kDataBits;
+}
+
+uint64_t rnic_sim_node_mac(const struct rnic_sim *sim, unsigned int node)
+{
+	(void)sim;
+	return 0x020000000000ull | (node + 1);
+}
+
+uint32_t rnic_sim_node_ip(const struct rnic_sim *sim, unsigned int node)
+{
+	(void)sim;
+	return 0x0a000000u | (node + 1);
+}
+
+void rnic_sim_step(struct rnic_sim *sim, uint64_t cycles)
+{
+	if (sim->may_run("rnic_sim_step"))
+		sim->run(cycles);
+}
+
+uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cycles)
+{
+	if (!node_ok(sim, node, __func__) || !sim->may_run(__func__))
+		return 0;
+
+	const ::node &nd = *sim->nodes[node];
+	const uint64_t w0 = nd.mem.writes(), i0 = nd.irqs;
+	uint64_t i = 0;
+
+	while (i < max_cycles) {
+		sim->tick();
+		i++;
+		if (nd.mem.writes() != w0 || nd.irqs != i0)
+			break;
+	}
+	sim->check_finish();
+	return i;
+}
+
+void rnic_sim_mmio_write(struct rnic_sim *sim, unsigned int node, uint32_t addr, uint64_t val)
+{
+	if (node_ok(sim, node, __func__))
+		sim->nodes[node]->io.post_write(sim->cycle, addr, val);
+}
+
+uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t addr)
+{
+	if (!node_ok(sim, node, __func__) || !sim->may_run(__func__))
+		return ~0ull;
+
+	::node &nd = *sim->nodes[node];
+	const uint32_t id = nd.io.post_read(sim->cycle, addr);
+	uint64_t val;
+
+	for (uint64_t i = 0; i < kMmioReadTimeout; i++) {
+		sim->tick();
+		if (nd.io.read_done(id, &val))
+			return val;
+	}
+	std::fprintf(stderr, "rnic model: node %u: MMIO read of 0x%x got no answer in %llu cycles\n",
+		     node, addr, (unsigned long long)kMmioReadTimeout);
+	nd.io.cancel(id);
+	nd.mmio_timeouts++;
+	sim->check_finish();
+	return ~0ull;
+}
+
+int rnic_sim_iommu_map(struct rnic_sim *sim, unsigned int node, uint64_t iova, void *host, size_t len)
+{
+	if (!node_ok(sim, node, __func__))
+		return -EINVAL;
+	return sim->nodes[node]->mem.map(iova, host, len);
+}
+
+int rnic_sim_iommu_unmap(struct rnic_sim *sim, unsigned int node, uint64_t iova, size_t len)
+{
+	if (!node_ok(sim, node, __func__))
+		return -EINVAL;
+	return sim->nodes[node]->mem.unmap(iova, len);
+}
+
+uint64_t rnic_sim_iommu_faults(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->nodes[node]->mem.faults() : 0;
+}
+
+uint64_t rnic_sim_dma_writes(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->nodes[node]->mem.writes() : 0;
+}
+
+uint64_t rnic_sim_irqs(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->nodes[node]->irqs : 0;
+}
+
+uint64_t rnic_sim_wire_frames(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->net.frames(node) : 0;
+}
+
+uint64_t rnic_sim_wire_drops(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->net.drops(node) : 0;
+}
+
+uint64_t rnic_sim_mmio_timeouts(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->nodes[node]->mmio_timeouts : 0;
+}
+
+uint64_t rnic_sim_protocol_errors(const struct rnic_sim *sim, unsigned int node)
+{
+	if (!node_ok(sim, node, __func__))
+		return 0;
+	const ::node &nd = *sim->nodes[node];
+
+	return nd.mem.proto_errors() + nd.io.proto_errors() + sim->net.proto_errors(node);
+}
+
+void rnic_sim_set_irq_cb(struct rnic_sim *sim, rnic_sim_irq_cb cb, void *arg)
+{
+	sim->irq_cb = cb;
+	sim->irq_arg = arg;
+}
+
+void rnic_sim_set_event_cb(struct rnic_sim *sim, rnic_sim_event_cb cb, void *arg)
+{
+	sim->ev_cb = cb;
+	sim->ev_arg = arg;
+}
+
+int rnic_sim_trace_open(struct rnic_sim *sim, const char *path)
+{
+	return sim->trace_open(path);
+}
+
+void rnic_sim_trace_close(struct rnic_sim *sim)
+{
+	sim->trace_close();
+}
+
+int rnic_sim_pcap_open(struct rnic_sim *sim, const char *path)
+{
+	if (!path || !*path)
+		return -EINVAL;
+	return sim->net.pcap_open(path);
+}
+
+void rnic_sim_pcap_close(struct rnic_sim *sim)
+{
+	sim->net.pcap_close();
+}
+
+} /* extern "C" */

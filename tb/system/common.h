@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common.h - helpers shared by the system tests and benchmarks.
+ *
+ * Everything here is written only against <infiniband/verbs.h> and libc, so
+ * the same programs run on the simulated RNIC, on rxe or on a real NIC.
+ *
+ * Failure policy: every helper and every CHECK*() macro prints file:line and
+ * what went wrong, then exits with status 1. A test that returns from main()
+ * has passed.
+ *
+ * Time: on the simulated RNIC, simulated time only advances while software
+ * waits (each poll of an empty CQ lets the model run for up to 256 cycles),
+ * so every wait here is a bounded number of polls, never a wall-clock time.
+ */
+#ifndef RNIC_TB_COMMON_H
+#define RNIC_TB_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#define T_DEV0 "rnic0"
+#define T_DEV1 "rnic1"
+#define T_PORT 1
+#define T_GID_INDEX 0
+
+/* Bound on empty polls before a wait for completions is declared hung. */
+#define T_POLL_BOUND 1000000L
+/* Empty polls used to show that a CQ stays empty (about 256k cycles). */
+#define T_EMPTY_POLLS 1000L
+
+/* Value of an optional expectation that is not checked. */
+#define T_ANY (-1LL)
+
+/* Access rights used for every test buffer and every test QP. */
+#define T_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		     IBV_ACCESS_REMOTE_READ)
+#define T_QP_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		     IBV_ACCESS_REMOTE_READ)
+
+/* ------------------------------------------------------------------------ */
+/* Checks                                                                   */
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+void t_check_u64(const char *file, int line, const char *what_a,
+		 const char *what_b, uint64_t a, uint64_t b);
+void t_check_mem(const char *file, int line, const char *what,
+		 const void *got, const void *exp, size_t len);
+void t_check_fill(const char *file, int line, const char *what,
+		  const void *got, uint8_t byte, size_t len);
+
+/* Fails unless cond is true. */
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond))						\
+			t_fail(__FILE__, __LINE__, "check failed: %s",	\
+			       #cond);					\
+	} while (0)
+
+/* Fails unless cond is true; prints a formatted message (at least one arg). */
+#define CHECKF(cond, ...)						\
+	do {								\
+		if (!(cond))						\
+			t_fail(__FILE__, __LINE__, __VA_ARGS__);	\
+	} while (0)
+
+/* Fails unless a == b (compared as 64-bit unsigned values). */
+#define CHECK_EQ(a, b)							\
+	t_check_u64(__FILE__, __LINE__, #a, #b, (uint64_t)(a), (uint64_t)(b))
+
+/* Fails unless len bytes at got equal those at exp; reports the first
+ * differing offset. */
+#define CHECK_MEM(got, exp, len)					\
+	t_check_mem(__FILE__, __LINE__, #got, (got), (exp), (len))
+
+/* Fails unless every one of len bytes at got equals byte. */
+#define CHECK_FILL(got, byte, len)					\
+	t_check_fill(__FILE__, __LINE__, #got, (got), (byte), (len))
+
+/* Fails unless a call that returns 0 on success returned 0. */
+#define CHECK_OK(call)							\
+	do {								\
+		int t_rc_ = (call);					\
+		if (t_rc_)						\
+			t_fail(__FILE__, __LINE__, "%s returned %d",	\
+			       #call, t_rc_);				\
+	} while (0)
+
+/* Fails if a call that returns a pointer returned NULL (reports errno). */
+#define CHECK_PTR(ptr)	t_check_ptr(__FILE__, __LINE__, #ptr, (ptr))
+void *t_check_ptr(const char *file, int line, const char *what, void *ptr);
+
+const char *t_status_str(enum ibv_wc_status status);
+const char *t_opcode_str(enum ibv_wc_opcode opcode);
+
+/* ------------------------------------------------------------------------ */
+/* Deterministic data                                                       */
+
+/* Fills len bytes with a xorshift64 stream started from seed (seed 0 is
+ * replaced by a fixed non-zero constant). */
+void t_fill(void *buf, size_t len, uint64_t seed);
+
+/* ------------------------------------------------------------------------ */
+/* Devices and resources                                                    */
+
+/* Opens the device called name; fails unless port 1 is ACTIVE and Ethernet. */
+struct ibv_context *t_open_device(const char *name);
+void t_query_gid(struct ibv_context *ctx, union ibv_gid *gid);
+
+struct ibv_cq *t_create_cq(struct ibv_context *ctx, int cqe);
+
+struct t_qp_caps {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	int sq_sig_all;
+};
+
+/* Creates an RC QP; *cap_out (if not NULL) receives the actual capacities
+ * that ibv_create_qp() reported. */
+struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
+			      struct ibv_cq *rcq, const struct t_qp_caps *caps,
+			      struct ibv_qp_cap *cap_out);
+
+/* RESET -> INIT -> RTR -> RTS towards a remote QP. */
+void t_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
+		 const union ibv_gid *dgid, uint32_t dest_qpn,
+		 uint32_t rq_psn, uint32_t sq_psn);
+
+/* Connects two QPs to each other (each may live on either device). psn_a is
+ * the first PSN qp_a sends (and qp_b expects), psn_b the other way round. */
+void t_connect_qps(struct ibv_qp *qp_a, struct ibv_qp *qp_b, enum ibv_mtu mtu,
+		   uint32_t psn_a, uint32_t psn_b);
+
+/* A registered, page-aligned buffer. */
+struct t_buf {
+	uint8_t *p;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+void t_buf_alloc(struct t_buf *b, struct ibv_pd *pd, size_t len);
+void t_buf_free(struct t_buf *b);
+
+static inline uint64_t t_addr(const struct t_buf *b, size_t off)
+{
+	return (uint64_t)(uintptr_t)(b->p + off);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A connected RC pair: side 0 on rnic0, side 1 on rnic1 (or both on rnic0
+ * for loopback). Each side has its own send CQ and receive CQ.            */
+
+struct t_side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_qp *qp;
+	struct ibv_qp_cap cap;
+};
+
+struct t_pair_cfg {
+	enum ibv_mtu mtu;
+	struct t_qp_caps caps;
+	int cqe;
+	uint32_t psn[2];	/* first PSN that side i sends */
+	int loopback;		/* both QPs on rnic0 */
+};
+
+struct t_pair {
+	struct t_side s[2];
+	int loopback;
+};
+
+void t_pair_default_cfg(struct t_pair_cfg *cfg);
+void t_pair_open(struct t_pair *p, const struct t_pair_cfg *cfg);
+void t_pair_close(struct t_pair *p);
+
+/* ------------------------------------------------------------------------ */
+/* Posting                                                                  */
+
+static inline struct ibv_sge t_sge(const struct t_buf *b, size_t off,
+				   uint32_t len)
+{
+	struct ibv_sge s = {
+		.addr = t_addr(b, off),
+		.length = len,
+		.lkey = b->mr->lkey,
+	};
+	return s;
+}
+
+/* Posts one send WR; fails on any error. raddr/rkey are used by RDMA
+ * opcodes, imm (network order) by the *_WITH_IMM opcodes. */
+#define POST_SEND(qp, wr_id, op, flags, sg, nsge, raddr, rkey, imm)	\
+	t_post_send_at(__FILE__, __LINE__, qp, wr_id, op, flags, sg,	\
+		       nsge, raddr, rkey, imm)
+void t_post_send_at(const char *file, int line, struct ibv_qp *qp,
+		    uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
+		    struct ibv_sge *sg, int nsge, uint64_t raddr, uint32_t rkey,
+		    __be32 imm);
+
+/* Posts one receive WR; fails on any error. */
+#define POST_RECV(qp, wr_id, sg, nsge)					\
+	t_post_recv_at(__FILE__, __LINE__, qp, wr_id, sg, nsge)
+void t_post_recv_at(const char *file, int line, struct ibv_qp *qp,
+		    uint64_t wr_id, struct ibv_sge *sg, int nsge);
+
+/* ------------------------------------------------------------------------ */
+/* Completions                                                              */
+
+/* Polls cq until exactly n completions were read into wc[0..n-1]; fails
+ * after T_POLL_BOUND empty polls or if ibv_poll_cq() returns < 0. */
+#define POLL(cq, n, wc) t_poll_at(__FILE__, __LINE__, cq, n, wc)
+void t_poll_at(const char *file, int line, struct ibv_cq *cq, int n,
+	       struct ibv_wc *wc);
+
+/* Polls cq `polls` times and fails if any completion shows up. */
+#define EXPECT_EMPTY(cq, polls) t_expect_empty_at(__FILE__, __LINE__, cq, polls)
+void t_expect_empty_at(const char *file, int line, struct ibv_cq *cq,
+		       long polls);
+
+/*
+ * Checks one completion. wr_id, status and qp_num are always checked. For a
+ * successful completion, opcode, byte_len, wc_flags and imm (the raw __be32
+ * as it appears in the WR and the WC) are checked unless T_ANY. wc_flags is
+ * compared with IBV_WC_GRH masked off (RoCE devices may set it on RC
+ * receives); imm is only compared when IBV_WC_WITH_IMM is set in wc_flags.
+ * For an error completion only wr_id, status and qp_num are valid (man page),
+ * so nothing else is checked.
+ */
+#define EXPECT_WC(wc, wr_id, status, opcode, qp_num, byte_len, flags, imm) \
+	t_expect_wc_at(__FILE__, __LINE__, wc, wr_id, status, opcode,	\
+		       qp_num, byte_len, flags, imm)
+void t_expect_wc_at(const char *file, int line, const struct ibv_wc *wc,
+		    uint64_t wr_id, enum ibv_wc_status status,
+		    long long opcode, uint32_t qp_num, long long byte_len,
+		    long long flags, long long imm);
+
+/* Flags of a requester completion of a *_WITH_IMM WR: mlx5 and rxe report
+ * IBV_WC_WITH_IMM there, others report 0; both are accepted. */
+#define EXPECT_SEND_IMM_FLAGS(wc)					\
+	CHECKF(((wc)->wc_flags & ~(unsigned int)(IBV_WC_WITH_IMM |	\
+						 IBV_WC_GRH)) == 0,	\
+	       "requester wc_flags 0x%x has more than WITH_IMM",	\
+	       (wc)->wc_flags)
+
+#endif /* RNIC_TB_COMMON_H */
