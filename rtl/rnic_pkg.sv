@@ -358,7 +358,7 @@ package rnic_pkg;
   function automatic logic psn_ge(input logic [23:0] a, input logic [23:0] b);
     logic [23:0] d;
     d = a - b;
-    psn_ge = !d[23];
+    psn_ge = (d < 24'h800000);
   endfunction
 
   // CRC-32 (IEEE 802.3, reflected) byte step, table driven.

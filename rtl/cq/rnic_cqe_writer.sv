@@ -126,5 +126,5 @@ module rnic_cqe_writer #(
   assign ev_idx_o = c.wqe_idx;
 
   logic unused;
-  assign unused = ^qcount;
+  assign unused = ^{qcount, arm_data_i[63:34], arm_data_i[31:24], img_sh[511:DataW]};
 endmodule

@@ -120,6 +120,6 @@ module rnic_ctx_tables #(
 
   // rst_ni is kept in the port list for the common block interface; contexts
   // are RAM contents and are defined by the driver before use.
-  logic unused_rst;
-  assign unused_rst = rst_ni;
+  logic unused;
+  assign unused = ^{rst_ni, cmd_idx_i[23:QpW], qp_err_qpn_i[23:QpW]};
 endmodule

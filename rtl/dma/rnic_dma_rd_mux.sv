@@ -32,11 +32,11 @@ module rnic_dma_rd_mux #(
     sel = last_q;
     any = 1'b0;
     for (int k = 1; k <= N; k++) begin
-      logic [SelW:0] i;
-      i = (SelW+1)'((32'(last_q) + k) % N);
-      if (!any && req_valid_i[i[SelW-1:0]]) begin
+      logic [SelW-1:0] i;
+      i = SelW'((32'(last_q) + k) % N);
+      if (!any && req_valid_i[i]) begin
         any = 1'b1;
-        sel = i[SelW-1:0];
+        sel = i;
       end
     end
   end
@@ -69,5 +69,5 @@ module rnic_dma_rd_mux #(
   end
 
   logic unused;
-  assign unused = ^DataW;
+  assign unused = ^{DataW, dma_rsp_tag_i[4:0]};
 endmodule

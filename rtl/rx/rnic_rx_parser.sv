@@ -197,5 +197,5 @@ module rnic_rx_parser #(
   assign rd_data_o = {buf_q[rbase + (WordW+1)'(rd_word_i) + 1'b1], buf_q[rbase + (WordW+1)'(rd_word_i)]};
 
   logic unused;
-  assign unused = pq_in_ready ^ (|pq_count);
+  assign unused = ^{pq_in_ready, pq_count, rd_word_i[15:WordW]};
 endmodule

@@ -49,7 +49,9 @@ module rnic_requester #(
   logic [15:0] idx_q;
   logic flush_q, ferr_q;
 
+  /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign ctx_idx_o = qpn_q;
   assign ctx = ctx_i;
 
@@ -318,4 +320,6 @@ module rnic_requester #(
       else sq_psn_q[q] <= sq_psn_q[q] + npkts[23:0];
     end
   end
+  logic unused;
+  assign unused = ^npkts[31:24];  // PSNs wrap at 24 bits
 endmodule

@@ -37,7 +37,9 @@ module rnic_rd_resp #(
   assign {j_read, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len} = j;
   assign ctx_idx_o = j_qpn;
 
+  /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign ctx = ctx_i;
   logic [12:0] mtu;
   assign mtu = rnic_pkg::mtu_bytes(ctx.pmtu);

@@ -61,7 +61,9 @@ module rnic_tx_builder #(
   // Header construction
   // ---------------------------------------------------------------------------
   rnic_pkg::txd_t d_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign ctx_idx_o = d_q.qpn;
   assign ctx = ctx_i;
 
@@ -166,9 +168,8 @@ module rnic_tx_builder #(
   assign nslot = slot_busy_q[0] ? 1'b1 : 1'b0;
   assign txd_ready_o = (as_q == AsIdle) && free_slot;
 
-  logic [12:0] req_len, rsp_len;
+  logic [12:0] req_len;
   assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];
-  assign rsp_len = d_q.chunk_len[rsp_i_q[1:0]*13 +: 13];
   assign rd_req_valid_o = (as_q != AsIdle) && (as_q != AsDone) && (req_i_q < d_q.nchunk);
   assign rd_req_addr_o = d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
   assign rd_req_len_o = {3'd0, req_len};
