@@ -9,11 +9,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 
 #include "rnic_drv.h"
 
 struct rnic_biglock rnic_biglock;
+
+void rnic_lock_wait(unsigned int ticket)
+{
+	unsigned int spins = 0;
+
+	while (__atomic_load_n(&rnic_biglock.serving, __ATOMIC_ACQUIRE) != ticket) {
+		if (++spins > 64)
+			sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+		else
+			__builtin_ia32_pause();
+#endif
+	}
+}
 
 /* IOVA space handed out by the driver: above 4 GiB so that a zero or
  * truncated address never hits a mapping, below 2^47. */

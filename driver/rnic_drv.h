@@ -24,7 +24,6 @@
 #define RNIC_DRV_H
 
 #include <pthread.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,31 +36,58 @@
 /* The process-wide lock                                                    */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * A ticket lock: waiters are served in arrival order, so a thread that polls
+ * in a tight loop cannot starve another one (a plain test-and-set lock did,
+ * with one thread per node). Recursion for the control path is layered on
+ * top with an owner and a depth.
+ */
 struct rnic_biglock {
-	int word;		/* 0 free, 1 held */
+	unsigned int next;	/* next ticket to hand out */
+	unsigned int serving;	/* ticket that holds the lock */
 	unsigned int depth;	/* recursion depth of the owner */
-	unsigned long owner;	/* pthread_self() of the owner, 0 if none */
+	unsigned long owner;	/* pthread_self() of a recursive owner, 0 if none */
 };
 
 extern struct rnic_biglock rnic_biglock;
 
+/* Contended acquisition: spin a little, then yield until @ticket is served. */
+void rnic_lock_wait(unsigned int ticket);
+
 /*
- * Only a thread writes its own id into owner and clears it before it lets
- * the lock go, so a thread reading its own id there holds the lock.
+ * Leaf locking for the data path (post, poll): no recursion bookkeeping.
+ * Only for code that calls nothing that takes the lock again (the model's
+ * callbacks run inside rnic_sim_* calls and must not call verbs or driver
+ * functions).
+ */
+static inline void rnic_lock_leaf(void)
+{
+	unsigned int t = __atomic_fetch_add(&rnic_biglock.next, 1, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(__atomic_load_n(&rnic_biglock.serving, __ATOMIC_ACQUIRE) != t, 0))
+		rnic_lock_wait(t);
+}
+
+static inline void rnic_unlock_leaf(void)
+{
+	__atomic_store_n(&rnic_biglock.serving, rnic_biglock.serving + 1,
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * Recursive locking for the control path. Only a thread writes its own id
+ * into owner and clears it before it lets the lock go, so a thread reading
+ * its own id there holds the lock.
  */
 static inline void rnic_lock(void)
 {
 	unsigned long self = (unsigned long)pthread_self();
-	unsigned int spins = 0;
 
 	if (__atomic_load_n(&rnic_biglock.owner, __ATOMIC_RELAXED) == self) {
 		rnic_biglock.depth++;
 		return;
 	}
-	while (__atomic_exchange_n(&rnic_biglock.word, 1, __ATOMIC_ACQUIRE)) {
-		if (++spins > 64)
-			sched_yield();
-	}
+	rnic_lock_leaf();
 	__atomic_store_n(&rnic_biglock.owner, self, __ATOMIC_RELAXED);
 	rnic_biglock.depth = 1;
 }
@@ -71,7 +97,7 @@ static inline void rnic_unlock(void)
 	if (--rnic_biglock.depth)
 		return;
 	__atomic_store_n(&rnic_biglock.owner, 0UL, __ATOMIC_RELAXED);
-	__atomic_store_n(&rnic_biglock.word, 0, __ATOMIC_RELEASE);
+	rnic_unlock_leaf();
 }
 
 /* ------------------------------------------------------------------------ */

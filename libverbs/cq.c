@@ -44,6 +44,10 @@ RV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	cq->log_size = cq->hw.log_size;
 	cq->mask = cq->hw.entries - 1;
 	cq->ci = 0;
+	cq->qp_table = ctx->qp_table;
+	cq->qp_table_size = ctx->qp_table_size;
+	cq->sim = ctx->sim;
+	cq->node = ctx->node;
 
 	cq->ibcq.context = context;
 	cq->ibcq.channel = NULL;
@@ -89,9 +93,10 @@ int rv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct rv_cq *cq = to_rv_cq(ibcq);
 
-	rnic_lock();
-	rnic_cq_arm(cq->ctx->dev, &cq->hw, solicited_only);
-	rnic_unlock();
+	rnic_lock_leaf();
+	rnic_sim_mmio_write(cq->sim, cq->node, RNIC_REG_CQ_DB,
+			    rnic_db_cq(cq->hw.cqn, 1, solicited_only));
+	rnic_unlock_leaf();
 	return 0;
 }
 

@@ -15,9 +15,8 @@
 
 #include "rnic_verbs.h"
 
-static int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
+static inline int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
 {
-	struct rv_context *ctx = cq->ctx;
 	int n = 0;
 
 	while (n < ne) {
@@ -34,7 +33,7 @@ static int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
 		cq->ci++;
 
 		qpn = le32toh(cqe->qpn) & 0xffffff;
-		qp = likely(qpn < ctx->qp_table_size) ? ctx->qp_table[qpn] : NULL;
+		qp = likely(qpn < cq->qp_table_size) ? cq->qp_table[qpn] : NULL;
 		if (unlikely(!qp)) {
 			rnic_dbg("cq %u: CQE for unknown QP %u dropped\n",
 				 cq->hw.cqn, qpn);
@@ -83,12 +82,12 @@ int rv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (unlikely(num_entries <= 0))
 		return 0;
-	rnic_lock();
+	rnic_lock_leaf();
 	n = rv_poll_some(cq, num_entries, wc);
 	if (!n) {
-		rnic_sim_wait(cq->ctx->sim, cq->ctx->node, RV_POLL_WAIT_CYCLES);
+		rnic_sim_wait(cq->sim, cq->node, RV_POLL_WAIT_CYCLES);
 		n = rv_poll_some(cq, num_entries, wc);
 	}
-	rnic_unlock();
+	rnic_unlock_leaf();
 	return n;
 }

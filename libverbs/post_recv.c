@@ -8,72 +8,74 @@
 
 #include "rnic_verbs.h"
 
+static inline void rv_put_seg(uint8_t *seg, uint64_t w0, uint64_t w1)
+{
+	w0 = htole64(w0);
+	w1 = htole64(w1);
+	memcpy(seg, &w0, 8);
+	memcpy(seg + 8, &w1, 8);
+}
+
 int rv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		 struct ibv_recv_wr **bad_wr)
 {
 	struct rv_qp *qp = to_rv_qp(ibqp);
 	struct rv_wq *rq = &qp->rq;
-	uint16_t pi;
-	unsigned int nreq = 0;
+	uint16_t pi, start;
 	int err = 0;
 
-	rnic_lock();
-	/* Receive WRs may be posted from INIT on (IBA); not in RESET. */
+	rnic_lock_leaf();
+	/* Receive WRs may be posted from INIT on; not in RESET. */
 	if (unlikely(qp->hw.state == IBV_QPS_RESET)) {
 		err = EINVAL;
 		goto out;
 	}
-	pi = rq->pi;
-	for (; wr; wr = wr->next, nreq++) {
-		uint8_t *wqe, *seg;
-		uint64_t w0, w1, bytes = 0;
-		unsigned int nsge = 0;
-		int i;
+	start = pi = rq->pi;
+	for (; wr; wr = wr->next) {
+		const struct ibv_sge *sgl = wr->sg_list;
+		unsigned int nsge = (unsigned int)wr->num_sge;
+		unsigned int i, n = 0;
+		uint64_t bytes = 0;
+		uint8_t *wqe;
 
 		if (unlikely((uint16_t)(pi - rq->tail) >= rq->entries)) {
 			err = ENOMEM;
 			break;
 		}
-		if (unlikely((unsigned int)wr->num_sge > rq->max_sge)) {
+		if (unlikely(nsge > rq->max_sge)) {
 			err = EINVAL;
 			break;
 		}
 		wqe = rq->buf + ((size_t)(pi & rq->mask) << rq->log_stride);
-		seg = wqe + RNIC_SEG_SIZE;
-		for (i = 0; i < wr->num_sge; i++) {
-			const struct ibv_sge *sge = &wr->sg_list[i];
+		for (i = 0; i < nsge; i++) {
+			uint32_t len = sgl[i].length;
 
-			if (unlikely(!sge->length))
+			if (unlikely(!len))
 				continue;
-			w0 = htole64((uint64_t)sge->length | ((uint64_t)sge->lkey << 32));
-			w1 = htole64(sge->addr);
-			memcpy(seg, &w0, 8);
-			memcpy(seg + 8, &w1, 8);
-			bytes += sge->length;
-			seg += RNIC_SEG_SIZE;
-			nsge++;
+			n++;
+			rv_put_seg(wqe + n * RNIC_SEG_SIZE,
+				   len | (uint64_t)sgl[i].lkey << 32, sgl[i].addr);
+			bytes += len;
 		}
 		/* Header: number of SGEs, WQE index. */
-		w0 = htole64((uint64_t)nsge | ((uint64_t)pi << 16));
-		w1 = 0;
-		memcpy(wqe, &w0, 8);
-		memcpy(wqe + 8, &w1, 8);
+		rv_put_seg(wqe, n | (uint64_t)pi << 16, 0);
 
 		rq->wrid[pi & rq->mask] = wr->wr_id;
 		if (unlikely(rv_tl_enabled))
 			rv_tl_post(qp, rq, pi, RV_TL_RECV, bytes);
 		pi++;
 	}
-	if (likely(nreq)) {
+	if (likely(pi != start)) {
 		rq->pi = pi;
-		qp->hw.dbrec->rq_pi = htole32(pi);
+		qp->dbrec->rq_pi = htole32(pi);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		rnic_ring_rq(qp->ctx->dev, qp->hw.qpn, pi);
+		rnic_sim_mmio_write(qp->sim, qp->node, RNIC_REG_RQ_DB,
+				    rnic_db_wq(qp->qpn, pi));
 	}
 out:
 	if (unlikely(err))
 		*bad_wr = wr;
-	rnic_unlock();
+	rnic_unlock_leaf();
 	return err;
 }
 

@@ -93,6 +93,11 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	qp->scq = scq;
 	qp->rcq = rcq;
 	qp->sq_sig_all = !!attr->sq_sig_all;
+	qp->sig_all = attr->sq_sig_all ? RNIC_WQE_F_SIGNALED : 0;
+	qp->qpn = qp->hw.qpn;
+	qp->dbrec = qp->hw.dbrec;
+	qp->sim = ctx->sim;
+	qp->node = ctx->node;
 	pd->refcnt++;
 	scq->refcnt++;
 	rcq->refcnt++;
@@ -135,6 +140,10 @@ err_unlock:
 RV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 				       struct ibv_qp_init_attr *qp_init_attr)
 {
+	if (!pd || !qp_init_attr) {
+		errno = EINVAL;
+		return NULL;
+	}
 	return rv_create_qp(pd->context, pd, qp_init_attr);
 }
 
@@ -151,7 +160,7 @@ struct ibv_qp *rv_create_qp_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
 		errno = EINVAL;
 		return NULL;
 	}

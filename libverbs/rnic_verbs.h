@@ -63,13 +63,18 @@ struct rv_cq {
 		struct ibv_cq ibcq;
 		struct ibv_cq_ex ibcq_ex;
 	};
-	struct rnic_cq hw;
-	struct rv_context *ctx;
+	/* Hot fields of ibv_poll_cq() first */
 	struct rnic_cqe *ring;
 	uint32_t ci;			/* consumer index, free running */
 	uint32_t mask;
 	unsigned int log_size;
+	uint32_t qp_table_size;
+	struct rv_qp **qp_table;	/* the context's QPN -> QP table */
+	struct rnic_sim *sim;
+	unsigned int node;
 	unsigned int refcnt;		/* QPs using it */
+	struct rv_context *ctx;
+	struct rnic_cq hw;
 };
 
 /* Software side of a send or receive queue. */
@@ -87,14 +92,20 @@ struct rv_wq {
 
 struct rv_qp {
 	struct ibv_qp_ex ibqpx;		/* starts with struct ibv_qp */
-	struct rnic_qp hw;
+	/* Hot fields of ibv_post_send()/ibv_post_recv() first */
 	struct rv_wq sq;
 	struct rv_wq rq;
+	uint8_t sig_all;		/* RNIC_WQE_F_SIGNALED if sq_sig_all */
+	uint32_t qpn;
+	struct rnic_dbrec *dbrec;
+	struct rnic_sim *sim;
+	unsigned int node;
 	struct rv_context *ctx;
 	struct rv_cq *scq;
 	struct rv_cq *rcq;
 	struct rv_pd *pd;
 	int sq_sig_all;
+	struct rnic_qp hw;
 };
 
 static inline struct rv_context *to_rv_ctx(struct ibv_context *c)

@@ -76,9 +76,12 @@ module rnic_sq_fetch #(
   // ---------------------------------------------------------------------------
   logic act_push, act_pop, act_valid, act_in_ready;
   logic [23:0] act_push_qpn, act_head;
-  logic [QpW:0] act_count;
+  logic [QpW+1:0] act_count;
 
-  rnic_fifo #(.Width(24), .Depth(NQp)) u_active (
+  // A QP is queued at most once, but the head goes back to the tail in the
+  // cycle it leaves: with every QP queued the FIFO must take a push while it
+  // pops, which rnic_fifo refuses when full, hence twice the entries.
+  rnic_fifo #(.Width(24), .Depth(2 * NQp)) u_active (
     .clk_i, .rst_ni,
     .in_valid_i(act_push), .in_ready_o(act_in_ready), .in_data_i(act_push_qpn),
     .out_valid_o(act_valid), .out_ready_i(act_pop), .out_data_o(act_head),
@@ -138,10 +141,17 @@ module rnic_sq_fetch #(
   assign db_ready_o = !(issue && h_more) && !done_valid_i;
   assign db_take = db_valid_i && db_ready_o;
 
-  logic done_needs, db_needs;
-  assign done_needs = (done_qpn_i < 24'(NQp)) && !queued_q[done_qpn_i[QpW-1:0]] &&
+  // A QP needs queueing when it is not queued, or when it is the head and
+  // leaves the FIFO in this very cycle (else that doorbell or completion
+  // would be lost).
+  logic head_leaves, done_needs, db_needs;
+  assign head_leaves = act_pop && !(issue && h_more);
+  assign done_needs = (done_qpn_i < 24'(NQp)) &&
+                      (!queued_q[done_qpn_i[QpW-1:0]] ||
+                       (head_leaves && (done_qpn_i == act_head))) &&
                       (fetch_ci_q[done_qpn_i[QpW-1:0]] != sq_pi_q[done_qpn_i[QpW-1:0]]);
-  assign db_needs = (db_qpn < 24'(NQp)) && !queued_q[db_qpn[QpW-1:0]];
+  assign db_needs = (db_qpn < 24'(NQp)) &&
+                    (!queued_q[db_qpn[QpW-1:0]] || (head_leaves && (db_qpn == act_head)));
 
   always_comb begin
     act_push = 1'b0;
@@ -158,7 +168,7 @@ module rnic_sq_fetch #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (act_pop && !(issue && h_more)) queued_q[h] <= 1'b0;
+    if (head_leaves) queued_q[h] <= 1'b0;
     if (done_take && (done_qpn_i < 24'(NQp))) begin
       done_ci_q[done_qpn_i[QpW-1:0]] <= done_ci_i;
       if (done_needs) queued_q[done_qpn_i[QpW-1:0]] <= 1'b1;

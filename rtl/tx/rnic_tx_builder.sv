@@ -1,13 +1,15 @@
 // rnic_tx_builder: builds RoCEv2 frames and sends them.
 //
-// Store and forward with two frame slots: while one slot is on the wire the
-// next frame is assembled in the other. Assembly writes the Ethernet/IPv4/UDP/
-// BTH/extension headers, then DMA-reads the payload chunks (all requests of a
-// frame are issued back to back) and packs the returned beats behind the
-// header at any byte offset. The emitter appends pad bytes and the ICRC,
+// Store and forward with NSlots frame slots and three stages that overlap:
+// intake writes the Ethernet/IPv4/UDP/BTH/extension headers of a frame and
+// issues its payload DMA reads (one per chunk, back to back); assembly packs
+// the returned beats behind the header at any byte offset; emission streams a
+// finished frame. With three slots one frame is on the wire, one is being
+// packed and the reads of a third are in flight. The emitter appends pad bytes and the ICRC,
 // computed over the masked headers and payload as the frame streams out.
 module rnic_tx_builder #(
   parameter int unsigned DataW = 256,
+  parameter int unsigned NSlots = 3,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
@@ -49,13 +51,16 @@ module rnic_tx_builder #(
   localparam int unsigned WordW = $clog2(Words);
   localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;
   localparam int unsigned HdrBytes = HdrWords * Bytes;
+  localparam int unsigned SlotW = $clog2(NSlots);
+  localparam int unsigned BufW = $clog2(NSlots * Words);
+  // rnic_fifo wants a power-of-two depth; the slots bound the occupancy.
+  localparam int unsigned QDepth = 2 ** $clog2(NSlots);
 
   // ---------------------------------------------------------------------------
   // Frame slots
   // ---------------------------------------------------------------------------
-  logic [DataW-1:0] buf_q [2 * Words];
-  logic [1:0] slot_busy_q;
-  logic wslot_q;  // slot being assembled
+  logic [DataW-1:0] buf_q [NSlots * Words];
+  logic [NSlots-1:0] slot_busy_q;
 
   // ---------------------------------------------------------------------------
   // Header construction
@@ -152,29 +157,108 @@ module rnic_tx_builder #(
   end
 
   // ---------------------------------------------------------------------------
-  // Assembly
+  // Intake: take a descriptor into a free slot, write its header and issue
+  // all its payload reads, then queue it for assembly. Intake runs ahead of
+  // assembly, so the reads of the next frame are in flight while the beats of
+  // the current one arrive (DMA data return in request order).
   // ---------------------------------------------------------------------------
-  typedef enum logic [1:0] {AsIdle, AsHdr, AsPay, AsDone} as_e;
-  as_e as_q;
+  typedef enum logic [1:0] {InIdle, InHdr, InPush} in_e;
+  in_e in_q;
   logic [WordW-1:0] hw_q;           // header word being written
   logic [2:0] req_i_q;              // next chunk to request
-  logic [2:0] rsp_i_q;              // chunk whose beats arrive
-  logic [12:0] rsp_left_q;          // bytes of that chunk still to come
-  logic [15:0] woff_q;              // byte offset of the next payload byte
+  logic [SlotW-1:0] islot_q;        // slot of the frame in intake
   logic free_slot;
-  logic nslot;
+  logic [SlotW-1:0] nslot;
 
-  assign free_slot = !slot_busy_q[0] || !slot_busy_q[1];
-  assign nslot = slot_busy_q[0] ? 1'b1 : 1'b0;
-  assign txd_ready_o = (as_q == AsIdle) && free_slot;
+  always_comb begin
+    free_slot = 1'b0;
+    nslot = '0;
+    for (int i = NSlots - 1; i >= 0; i--) begin
+      if (!slot_busy_q[i]) begin
+        free_slot = 1'b1;
+        nslot = SlotW'(i);
+      end
+    end
+  end
+  assign txd_ready_o = (in_q == InIdle) && free_slot;
 
   logic [12:0] req_len;
   assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];
-  assign rd_req_valid_o = (as_q != AsIdle) && (as_q != AsDone) && (req_i_q < d_q.nchunk);
+  assign rd_req_valid_o = (in_q == InHdr) && (req_i_q < d_q.nchunk);
   assign rd_req_addr_o = d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
   assign rd_req_len_o = {3'd0, req_len};
 
-  assign rd_rsp_ready_o = (as_q == AsPay) && (rsp_i_q < req_i_q);
+  logic [WordW+SlotW-1:0] ibase;
+  assign ibase = (WordW+SlotW)'(islot_q) * (WordW+SlotW)'(Words);
+
+  // Assembly queue: what assembly needs to know of a frame.
+  localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 24 + 16;
+  logic aq_push, aq_in_ready, aq_valid, aq_pop;
+  logic [AqW-1:0] aq_in, aq_out;
+  logic [$clog2(QDepth):0] aq_count;
+  assign aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
+                  d_q.ev_first, d_q.ev_last, d_q.qpn, d_q.wqe_idx};
+  assign aq_push = (in_q == InPush) && aq_in_ready;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      in_q <= InIdle;
+      d_q <= '0;
+      islot_q <= '0;
+      hw_q <= '0;
+      req_i_q <= '0;
+    end else begin
+      if (rd_req_valid_o && rd_req_ready_i) req_i_q <= req_i_q + 3'd1;
+      unique case (in_q)
+        InIdle: begin
+          if (txd_valid_i && free_slot) begin
+            d_q <= txd_i;
+            islot_q <= nslot;
+            hw_q <= '0;
+            req_i_q <= '0;
+            in_q <= InHdr;
+          end
+        end
+        InHdr: begin
+          if (hw_q != WordW'(HdrWords)) hw_q <= hw_q + 1'b1;
+          if ((hw_q == WordW'(HdrWords)) &&
+              ((req_i_q == d_q.nchunk) ||
+               ((req_i_q + 3'd1 == d_q.nchunk) && rd_req_ready_i))) begin
+            in_q <= InPush;
+          end
+        end
+        InPush: if (aq_in_ready) in_q <= InIdle;
+        default: in_q <= InIdle;
+      endcase
+    end
+  end
+
+  rnic_fifo #(.Width(AqW), .Depth(QDepth)) u_asm_q (
+    .clk_i, .rst_ni,
+    .in_valid_i(aq_push), .in_ready_o(aq_in_ready), .in_data_i(aq_in),
+    .out_valid_o(aq_valid), .out_ready_i(aq_pop), .out_data_o(aq_out),
+    .count_o(aq_count)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Assembly: pack the returned beats behind the header, then queue the frame
+  // for emission.
+  // ---------------------------------------------------------------------------
+  logic [SlotW-1:0] a_slot;
+  logic [15:0] a_hdr_len, a_pay_end, a_len, a_idx;
+  logic [2:0] a_nchunk;
+  logic [51:0] a_chunk_len;
+  logic a_first, a_last;
+  logic [23:0] a_qpn;
+  assign {a_slot, a_hdr_len, a_pay_end, a_len, a_nchunk, a_chunk_len, a_first, a_last,
+          a_qpn, a_idx} = aq_out;
+
+  logic a_run_q;                    // beats of the head frame are being packed
+  logic [2:0] rsp_i_q;              // chunk whose beats arrive
+  logic [12:0] rsp_left_q;          // bytes of that chunk still to come
+  logic [15:0] woff_q;              // byte offset of the next payload byte
+
+  assign rd_rsp_ready_o = aq_valid && a_run_q && (rsp_i_q < a_nchunk);
   logic beat;
   assign beat = rd_rsp_valid_i && rd_rsp_ready_o;
 
@@ -192,83 +276,63 @@ module rnic_tx_builder #(
   assign sh_be = {{Bytes{1'b0}}, vmask} << lane;
   assign wword = WordW'(woff_q >> LaneW);
 
-  logic [WordW:0] base_w;
-  assign base_w = wslot_q ? (WordW+1)'(Words) : '0;
-
-  logic pay_done;
-  assign pay_done = (rsp_i_q == d_q.nchunk);
+  logic [WordW+SlotW-1:0] abase;
+  assign abase = (WordW+SlotW)'(a_slot) * (WordW+SlotW)'(Words);
 
   // Emit queue
   logic eq_push, eq_valid, eq_pop, eq_in_ready;
-  logic [1+16+16+1+1+24+16-1:0] eq_in, eq_out;
-  logic [1:0] eq_count;
-
-  assign eq_push = (as_q == AsDone) && eq_in_ready;
-  assign eq_in = {wslot_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last, d_q.qpn, d_q.wqe_idx};
+  logic [SlotW+16+16+1+1+24+16-1:0] eq_in, eq_out;
+  logic [$clog2(QDepth):0] eq_count;
+  logic a_done;
+  assign a_done = aq_valid && a_run_q && (rsp_i_q == a_nchunk);
+  assign eq_push = a_done && eq_in_ready;
+  assign aq_pop = eq_push;
+  assign eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_qpn, a_idx};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      as_q <= AsIdle;
-      d_q <= '0;
-      wslot_q <= 1'b0;
-      hw_q <= '0;
-      req_i_q <= '0;
+      a_run_q <= 1'b0;
       rsp_i_q <= '0;
       rsp_left_q <= '0;
       woff_q <= '0;
       cnt_rd_err_o <= '0;
-    end else begin
-      if (rd_req_valid_o && rd_req_ready_i) req_i_q <= req_i_q + 3'd1;
-      unique case (as_q)
-        AsIdle: begin
-          if (txd_valid_i && free_slot) begin
-            d_q <= txd_i;
-            wslot_q <= nslot;
-            hw_q <= '0;
-            req_i_q <= '0;
-            rsp_i_q <= '0;
-            as_q <= AsHdr;
-          end
-        end
-        AsHdr: begin
-          hw_q <= hw_q + 1'b1;
-          if (hw_q == WordW'(HdrWords - 1)) begin
-            woff_q <= hdr_len;
-            rsp_left_q <= d_q.chunk_len[12:0];
-            as_q <= AsPay;
-          end
-        end
-        AsPay: begin
-          if (pay_done) begin
-            as_q <= AsDone;
-          end else if (beat) begin
-            woff_q <= woff_q + {3'd0, nbytes};
-            if (rd_rsp_err_i) cnt_rd_err_o <= cnt_rd_err_o + 64'd1;
-            if (rd_rsp_last_i) begin
-              rsp_i_q <= rsp_i_q + 3'd1;
-              rsp_left_q <= d_q.chunk_len[2'(rsp_i_q[1:0] + 2'd1)*13 +: 13];
-            end else begin
-              rsp_left_q <= rsp_left_q - nbytes;
-            end
-          end
-        end
-        AsDone: if (eq_in_ready) as_q <= AsIdle;
-        default: as_q <= AsIdle;
-      endcase
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (as_q == AsHdr) buf_q[base_w + (WordW+1)'(hw_q)] <= hdr_vec[hw_q*DataW +: DataW];
-    if ((as_q == AsPay) && beat) begin
-      for (int b = 0; b < Bytes; b++) begin
-        if (sh_be[b]) buf_q[base_w + (WordW+1)'(wword)][8*b +: 8] <= sh_data[8*b +: 8];
-        if (sh_be[Bytes+b]) buf_q[base_w + (WordW+1)'(wword) + 1'b1][8*b +: 8] <= sh_data[DataW+8*b +: 8];
+    end else if (!a_run_q) begin
+      if (aq_valid) begin
+        a_run_q <= 1'b1;
+        rsp_i_q <= '0;
+        rsp_left_q <= a_chunk_len[12:0];
+        woff_q <= a_hdr_len;
+      end
+    end else if (eq_push) begin
+      a_run_q <= 1'b0;
+    end else if (beat) begin
+      woff_q <= woff_q + {3'd0, nbytes};
+      // One count per failed read (the error flag is on every beat of it).
+      if (rd_rsp_err_i && rd_rsp_last_i) cnt_rd_err_o <= cnt_rd_err_o + 64'd1;
+      if (rd_rsp_last_i) begin
+        rsp_i_q <= rsp_i_q + 3'd1;
+        rsp_left_q <= a_chunk_len[2'(rsp_i_q[1:0] + 2'd1)*13 +: 13];
+      end else begin
+        rsp_left_q <= rsp_left_q - nbytes;
       end
     end
   end
 
-  rnic_fifo #(.Width($bits(eq_in)), .Depth(2)) u_emit_q (
+  always_ff @(posedge clk_i) begin
+    if ((in_q == InHdr) && (hw_q != WordW'(HdrWords))) begin
+      buf_q[BufW'(ibase + (WordW+SlotW)'(hw_q))] <= hdr_vec[hw_q*DataW +: DataW];
+    end
+    if (beat) begin
+      for (int b = 0; b < Bytes; b++) begin
+        if (sh_be[b]) buf_q[BufW'(abase + (WordW+SlotW)'(wword))][8*b +: 8] <= sh_data[8*b +: 8];
+        if (sh_be[Bytes+b]) begin
+          buf_q[BufW'(abase + (WordW+SlotW)'(wword) + 1'b1)][8*b +: 8] <= sh_data[DataW+8*b +: 8];
+        end
+      end
+    end
+  end
+
+  rnic_fifo #(.Width($bits(eq_in)), .Depth(QDepth)) u_emit_q (
     .clk_i, .rst_ni,
     .in_valid_i(eq_push), .in_ready_o(eq_in_ready), .in_data_i(eq_in),
     .out_valid_o(eq_valid), .out_ready_i(eq_pop), .out_data_o(eq_out),
@@ -278,7 +342,8 @@ module rnic_tx_builder #(
   // ---------------------------------------------------------------------------
   // Emission with pad and ICRC
   // ---------------------------------------------------------------------------
-  logic e_slot, e_first, e_last;
+  logic [SlotW-1:0] e_slot;
+  logic e_first, e_last;
   logic [15:0] e_pay_end, e_len;
   logic [23:0] e_qpn;
   logic [15:0] e_idx;
@@ -287,9 +352,9 @@ module rnic_tx_builder #(
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
   logic [DataW-1:0] eword;
-  logic [WordW:0] ebase;
-  assign ebase = e_slot ? (WordW+1)'(Words) : '0;
-  assign eword = buf_q[ebase + (WordW+1)'(ew_q)];
+  logic [WordW+SlotW-1:0] ebase;
+  assign ebase = (WordW+SlotW)'(e_slot) * (WordW+SlotW)'(Words);
+  assign eword = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
 
   logic [31:0] crc_d, icrc;
   logic [DataW-1:0] odata;
@@ -357,5 +422,5 @@ module rnic_tx_builder #(
   end
 
   logic unused;
-  assign unused = ^eq_count;
+  assign unused = ^{eq_count, aq_count};
 endmodule

@@ -1,0 +1,735 @@
+// blk_rnic_sq_fetch: rnic_sq_fetch alone (NQp=16; DATAW 256 and 64).
+//
+// A C++ model of the QP table answers ctx_i for ctx_idx_o in the same cycle;
+// software posts WQEs with distinguishable contents into per-QP rings (log
+// size 2..5, stride 64/128/256) in a C++ host memory and rings doorbells; the
+// WQE reads are answered in order with random latency, beat stalls and some
+// error responses; a completer model consumes the fetched WQEs and sends
+// done_ci updates after random delays (often several WQEs in one update).
+// Checks: every posted WQE is fetched exactly once, in order per QP, from the
+// right ring slot with the right length and contents (zero past the stride),
+// error responses flagged; never more than 8 WQEs between done_ci and the
+// fetch; no reads for a QP in ERR, whose WQEs come back as flush items
+// instead; no fetch for a QP in INIT or for doorbells beyond NQp; the trace
+// event of every fetched WQE. Directed phases: exact round-robin order among
+// QPs queued together, and two wake-ups (doorbell / done_ci update) that
+// arrive in the cycle the QP leaves the head of the active FIFO.
+#include <functional>
+
+#include "Vrnic_sq_fetch.h"
+#include "blk_common.h"
+
+using namespace blk;
+
+#ifndef DATAW
+#define DATAW 256
+#endif
+constexpr unsigned kBytes = DATAW / 8;
+constexpr unsigned kNQp = 16;
+constexpr unsigned kInfl = 8;
+constexpr unsigned kWqeBytes = 256;
+constexpr unsigned kOutW = kWqeBytes * 8 + 42;
+
+namespace {
+
+uint8_t wqe_byte(unsigned q, uint16_t idx, unsigned k) {
+  switch (k) {
+    case 0:
+      return 0x0a;
+    case 2:
+      return (uint8_t)idx;
+    case 3:
+      return (uint8_t)(idx >> 8);
+    case 4:
+      return (uint8_t)q;
+    default: {
+      uint64_t x = ((uint64_t)q << 40 | (uint64_t)idx << 16 | k) * 0x9E3779B97F4A7C15ull;
+      x ^= x >> 31;
+      return (uint8_t)(x >> 23);
+    }
+  }
+}
+
+struct ReadRec {
+  uint16_t idx;
+  std::vector<uint8_t> data;  // stride bytes as returned (zero if err)
+  bool err;
+};
+
+struct Qp {
+  QpCfg cfg;
+  uint16_t sw_pi = 0;             // posted by software
+  uint16_t db_pi = 0;             // producer index the DUT has from doorbells
+  uint16_t done_dut = 0;          // done_ci the DUT has
+  uint16_t completed = 0;         // completer's done index
+  uint16_t reads = 0;             // index of the next read
+  uint16_t next_out = 0;          // next index expected at wqe_o
+  std::deque<ReadRec> rd;         // reads whose WQE has not come out yet
+  std::vector<int32_t> slot_idx;  // WQE index held by each ring slot
+  unsigned fetched = 0, flushed = 0;
+  uint64_t last_due = 0;
+  unsigned ring() const { return 1u << cfg.sq_log_size; }
+  unsigned stride() const { return 1u << cfg.sq_wqe_shift; }
+};
+
+struct RdJob {
+  unsigned q;
+  uint16_t idx;
+  bool err;
+  uint64_t ready_at;
+  unsigned beats;
+};
+
+struct Compl {
+  unsigned q;
+  uint16_t ci;
+  uint64_t due;
+};
+
+uint16_t d16(uint16_t a, uint16_t b) {
+  return (uint16_t)(a - b);
+}
+
+}  // namespace
+
+class Bench {
+ public:
+  VerilatedContext vctx;
+  Vrnic_sq_fetch top{&vctx};
+  Rng r{0x5f000000u + DATAW};
+  Qp qp[kNQp];
+  const bool trace = std::getenv("BLK_TRACE") != nullptr;
+
+  // knobs
+  double p_req = 0.8, p_beat = 0.8, p_wqe = 0.8, p_db = 0.8, p_done = 0.8, p_err = 0.02;
+  unsigned compl_min = 3, compl_max = 60;
+  bool completions_on = true;
+  int force_req_ready = -1;          // -1 random, else forced
+  std::function<void()> hook;        // runs after the first evaluation of a cycle
+  std::function<void()> after_edge;  // runs after the models are updated
+
+  // drivers
+  std::deque<std::pair<uint32_t, uint16_t>> dbq;
+  bool db_offered = false;
+  std::vector<Compl> compl_list;
+  std::deque<unsigned> done_order;
+  bool done_pending[kNQp] = {};
+  bool done_offered = false;
+  unsigned done_q = 0;
+  uint16_t done_v = 0;
+  std::deque<RdJob> rdq;
+  unsigned rd_beat = 0;
+  bool rd_offered = false;
+  std::deque<std::pair<unsigned, uint16_t>> evq;
+  std::vector<unsigned> read_log;  // QP of each accepted read, in order
+  struct QpWr {
+    uint32_t idx;
+    uint8_t flags;
+  };
+  std::deque<QpWr> qpwr;
+  uint64_t last_progress = 0;
+  uint64_t n_reads = 0, n_out = 0, n_flush = 0, n_err = 0, n_done = 0, n_db = 0;
+  uint64_t n_coalesced = 0, n_window_full = 0;
+
+  void reset() {
+    top.db_valid_i = 0;
+    top.done_valid_i = 0;
+    top.rewind_valid_i = 0;
+    top.qp_wr_i = 0;
+    top.rd_req_ready_i = 0;
+    top.rd_rsp_valid_i = 0;
+    top.wqe_ready_i = 0;
+    reset_dut(top);
+  }
+
+  // Address decode of a WQE read.
+  int owner_of(uint64_t a) const {
+    for (unsigned q = 0; q < kNQp; q++) {
+      const Qp &p = qp[q];
+      if (a >= p.cfg.sq_base && a < p.cfg.sq_base + (uint64_t)p.ring() * p.stride()) return (int)q;
+    }
+    return -1;
+  }
+  static bool run_state(uint8_t s) { return s == 3 || s == 4 || s == 5; }
+
+  // Software: post n WQEs to QP q (as far as the ring has room) and ring.
+  unsigned post(unsigned q, unsigned n, bool ring_db = true) {
+    Qp &p = qp[q];
+    unsigned k = 0;
+    while (k < n && d16(p.sw_pi, p.done_dut) < p.ring()) {
+      p.slot_idx[p.sw_pi & (p.ring() - 1)] = p.sw_pi;
+      p.sw_pi++;
+      k++;
+    }
+    if (ring_db && (k || r.chance(0.2))) dbq.push_back({q, p.sw_pi});
+    return k;
+  }
+
+  void cycle() {
+    top.clk_i = 0;
+    // ---- completer: due completions, done_ci updates (one at a time, held)
+    if (completions_on) {
+      for (size_t i = 0; i < compl_list.size();) {
+        if (compl_list[i].due <= g_cycle) {
+          Qp &p = qp[compl_list[i].q];
+          p.completed = compl_list[i].ci;
+          if (!done_pending[compl_list[i].q]) {
+            done_pending[compl_list[i].q] = true;
+            done_order.push_back(compl_list[i].q);
+          } else {
+            n_coalesced++;
+          }
+          compl_list.erase(compl_list.begin() + i);
+        } else {
+          i++;
+        }
+      }
+      if (!done_offered && !done_order.empty() && r.chance(p_done)) {
+        done_q = done_order.front();
+        done_order.pop_front();
+        done_pending[done_q] = false;
+        done_v = qp[done_q].completed;
+        done_offered = true;
+      }
+    }
+    top.done_valid_i = done_offered;
+    top.done_qpn_i = done_q;
+    top.done_ci_i = done_v;
+    // ---- doorbells (held until taken)
+    if (!db_offered && !dbq.empty() && r.chance(p_db)) db_offered = true;
+    top.db_valid_i = db_offered;
+    if (db_offered)
+      top.db_data_i = (uint64_t)dbq.front().first | (uint64_t)dbq.front().second << 32 |
+                      (r.u64() & 0xFFFF000000000000ull) | (uint64_t)(r.u32() & 0xFF) << 24;
+    // ---- context writes
+    top.qp_wr_i = !qpwr.empty();
+    if (!qpwr.empty()) {
+      top.qp_wr_idx_i = qpwr.front().idx;
+      top.qp_wr_flags_i = qpwr.front().flags;
+    }
+    // ---- DMA read side
+    top.rd_req_ready_i =
+        force_req_ready >= 0 ? force_req_ready : (rdq.size() < 6 && r.chance(p_req));
+    if (!rd_offered && !rdq.empty() && rdq.front().ready_at <= g_cycle && r.chance(p_beat)) {
+      const RdJob &j = rdq.front();
+      const ReadRec *rec = nullptr;
+      for (const ReadRec &x : qp[j.q].rd)
+        if (x.idx == j.idx) rec = &x;
+      if (!rec) {
+        std::fprintf(stderr, "internal: no read record\n");
+        std::exit(2);
+      }
+      uint8_t lanes[kBytes];
+      for (unsigned i = 0; i < kBytes; i++) lanes[i] = rec->data[rd_beat * kBytes + i];
+      vset_bytes(top.rd_rsp_data_i, lanes);
+      top.rd_rsp_last_i = rd_beat + 1 == j.beats;
+      top.rd_rsp_err_i = j.err;
+      rd_offered = true;
+    }
+    top.rd_rsp_valid_i = rd_offered;
+    top.wqe_ready_i = r.chance(p_wqe);
+    eval_ctx();
+    if (hook) hook();
+
+    // ---- sample and check
+    const bool db_take = top.db_valid_i && top.db_ready_o;
+    const bool done_take = top.done_valid_i && top.done_ready_o;
+    const bool req_take = top.rd_req_valid_o && top.rd_req_ready_i;
+    const bool rsp_take = top.rd_rsp_valid_i && top.rd_rsp_ready_o;
+    const bool out_take = top.wqe_valid_o && top.wqe_ready_i;
+    if (top.rd_req_valid_o) {
+      int q = owner_of(top.rd_req_addr_o);
+      BLK_CHECK(q >= 0, "rd_req_valid_o with address 0x%llx outside every SQ ring",
+                (unsigned long long)top.rd_req_addr_o);
+      if (q >= 0)
+        BLK_CHECK(run_state(qp[q].cfg.state),
+                  "WQE read requested for QP %d in state %u (only RTS/SQD/SQE may read)", q,
+                  qp[q].cfg.state);
+    }
+    if (req_take) on_read();
+    if (out_take) on_output();
+    if (top.ev_valid_o) evq.push_back({top.ev_qpn_o, top.ev_idx_o});
+    if (trace) {
+      if (db_take)
+        std::printf("%6llu db q%u pi %u\n", (unsigned long long)g_cycle, dbq.front().first,
+                    dbq.front().second);
+      if (done_take)
+        std::printf("%6llu done q%u ci %u\n", (unsigned long long)g_cycle, done_q, done_v);
+      if (req_take)
+        std::printf("%6llu read q%u idx %u\n", (unsigned long long)g_cycle, read_log.back(),
+                    qp[read_log.back()].reads - 1);
+      if (out_take) std::printf("%6llu out\n", (unsigned long long)g_cycle);
+    }
+
+    top.clk_i = 1;
+    top.eval();
+
+    // ---- models after the edge
+    if (db_take) {
+      const auto d = dbq.front();
+      dbq.pop_front();
+      db_offered = false;
+      if (d.first < kNQp) qp[d.first].db_pi = d.second;
+      n_db++;
+      last_progress = g_cycle;
+    }
+    if (done_take) {
+      qp[done_q].done_dut = done_v;
+      done_offered = false;
+      n_done++;
+      last_progress = g_cycle;
+    }
+    if (rsp_take) {
+      rd_beat++;
+      rd_offered = false;
+      if (top.rd_rsp_last_i) {
+        rdq.pop_front();
+        rd_beat = 0;
+      }
+      last_progress = g_cycle;
+    }
+    if (!qpwr.empty()) {
+      const QpWr w = qpwr.front();
+      qpwr.pop_front();
+      if (w.idx < kNQp && (w.flags & 1)) {
+        Qp &p = qp[w.idx];
+        p.sw_pi = p.db_pi = p.done_dut = p.completed = p.reads = p.next_out = 0;
+        p.rd.clear();
+      }
+    }
+    if (after_edge) after_edge();
+    g_cycle++;
+  }
+
+  void eval_ctx() {
+    top.eval();
+    const unsigned h = top.ctx_idx_o;
+    vset(top.ctx_i, h < kNQp ? qp[h].cfg.pack() : Bits(kQpCfgW));
+    top.eval();
+  }
+
+  void on_read() {
+    const uint64_t a = top.rd_req_addr_o;
+    const int qi = owner_of(a);
+    if (qi < 0) return;  // reported above
+    Qp &p = qp[qi];
+    const uint16_t idx = p.reads;
+    const uint64_t exp = p.cfg.sq_base + ((uint64_t)(idx & (p.ring() - 1)) << p.cfg.sq_wqe_shift);
+    BLK_CHECK(a == exp && top.rd_req_len_o == p.stride(),
+              "QP %d WQE %u: read addr=0x%llx len=%u, expected addr=0x%llx len=%u", qi, idx,
+              (unsigned long long)a, top.rd_req_len_o, (unsigned long long)exp, p.stride());
+    const uint16_t ahead = d16(p.db_pi, idx);
+    BLK_CHECK(ahead >= 1 && ahead <= 0x8000,
+              "QP %d: WQE %u read but the doorbell producer index is %u", qi, idx, p.db_pi);
+    BLK_CHECK(d16(idx, p.done_dut) < kInfl,
+              "QP %d: WQE %u read with done_ci %u: more than %u WQEs between done and fetch", qi,
+              idx, p.done_dut, kInfl);
+    if (d16(idx, p.done_dut) == kInfl - 1) n_window_full++;
+    ReadRec rec;
+    rec.idx = idx;
+    rec.err = r.chance(p_err);
+    const unsigned slot = idx & (p.ring() - 1);
+    for (unsigned k = 0; k < p.stride(); k++)
+      rec.data.push_back(rec.err ? 0 : wqe_byte(qi, (uint16_t)p.slot_idx[slot], k));
+    BLK_CHECK(p.slot_idx[slot] == (int32_t)idx,
+              "QP %d: WQE %u read from slot %u, which holds WQE %d", qi, idx, slot,
+              p.slot_idx[slot]);
+    p.rd.push_back(rec);
+    const unsigned beats = (p.stride() + kBytes - 1) / kBytes;
+    rdq.push_back({(unsigned)qi, idx, rec.err, g_cycle + r.range(1, 16), beats});
+    read_log.push_back((unsigned)qi);
+    p.reads++;
+    n_reads++;
+    n_err += rec.err;
+    last_progress = g_cycle;
+  }
+
+  void on_output() {
+    Bits o = vget(top.wqe_o, kOutW);
+    Unpacker u(o);
+    const bool err = u.f(1), flush = u.f(1);
+    const uint32_t q = (uint32_t)u.f(24);
+    const uint16_t idx = (uint16_t)u.f(16);
+    last_progress = g_cycle;
+    n_out++;
+    if (q >= kNQp) {
+      fail("wqe_o for QPN %u (NQp=%u)", q, kNQp);
+      return;
+    }
+    Qp &p = qp[q];
+    BLK_CHECK(idx == p.next_out, "QP %u: WQE %u came out, expected WQE %u (order/once)", q, idx,
+              p.next_out);
+    BLK_CHECK(d16(p.sw_pi, idx) >= 1 && d16(p.sw_pi, idx) <= 0x8000,
+              "QP %u: WQE %u came out but only %u were posted", q, idx, p.sw_pi);
+    BLK_CHECK(d16(idx, p.done_dut) < kInfl, "QP %u: WQE %u out with done_ci %u (window %u)", q, idx,
+              p.done_dut, kInfl);
+    std::vector<uint8_t> data(kWqeBytes);
+    for (unsigned i = 0; i < kWqeBytes; i++) data[i] = o.byte(i);
+    if (flush) {
+      n_flush++;
+      p.flushed++;
+      BLK_CHECK(p.cfg.state == 6, "QP %u (state %u): flush item for WQE %u", q, p.cfg.state, idx);
+      BLK_CHECK(p.rd.empty() || p.rd.front().idx != idx,
+                "QP %u: WQE %u was read but came out as a flush item", q, idx);
+      BLK_CHECK(!err, "QP %u: flush item with err", q);
+      BLK_CHECK(std::all_of(data.begin(), data.end(), [](uint8_t b) { return b == 0; }),
+                "QP %u: flush item for WQE %u carries data", q, idx);
+      if (d16(idx + 1, p.reads) <= 0x8000) p.reads = idx + 1;
+    } else {
+      p.fetched++;
+      if (p.rd.empty() || p.rd.front().idx != idx) {
+        fail("QP %u: WQE %u came out without a read of it", q, idx);
+      } else {
+        const ReadRec rec = p.rd.front();
+        p.rd.pop_front();
+        BLK_CHECK(err == rec.err, "QP %u WQE %u: err flag %d, read answered with err=%d", q, idx,
+                  err, rec.err);
+        for (unsigned i = 0; i < kWqeBytes; i++) {
+          const uint8_t e = i < rec.data.size() ? rec.data[i] : 0;
+          if (data[i] != e) {
+            fail("QP %u WQE %u (stride %u): byte %u is 0x%02x, expected 0x%02x", q, idx, p.stride(),
+                 i, data[i], e);
+            break;
+          }
+        }
+      }
+      if (evq.empty()) {
+        fail("QP %u WQE %u: no fetch event", q, idx);
+      } else {
+        BLK_CHECK(evq.front().first == q && evq.front().second == idx,
+                  "fetch event qpn %u idx %u, expected %u/%u", evq.front().first,
+                  evq.front().second, q, idx);
+        evq.pop_front();
+      }
+    }
+    p.next_out = idx + 1;
+    if (completions_on) {
+      uint64_t due = std::max<uint64_t>(g_cycle + r.range(compl_min, compl_max), p.last_due);
+      p.last_due = due;
+      compl_list.push_back({q, (uint16_t)(idx + 1), due});
+    }
+  }
+
+  // All posted WQEs of fetchable QPs out and completed, nothing in flight.
+  bool drained() const {
+    if (!dbq.empty() || db_offered || done_offered || !compl_list.empty() || !done_order.empty() ||
+        !rdq.empty() || top.wqe_valid_o)
+      return false;
+    for (unsigned q = 0; q < kNQp; q++) {
+      const Qp &p = qp[q];
+      if (p.cfg.state != 3 && p.cfg.state != 6) continue;
+      if (p.next_out != p.sw_pi || p.done_dut != p.sw_pi) return false;
+    }
+    return true;
+  }
+
+  bool run_until_drained(const char *phase, uint64_t limit = 20000) {
+    const uint64_t start = g_cycle;
+    last_progress = g_cycle;
+    while (!drained()) {
+      cycle();
+      if (g_cycle - last_progress > 3000 || g_cycle - start > limit * 50) {
+        std::string s;
+        for (unsigned q = 0; q < kNQp; q++) {
+          const Qp &p = qp[q];
+          if ((p.cfg.state == 3 || p.cfg.state == 6) && p.next_out != p.sw_pi)
+            s += " QP" + std::to_string(q) + "(posted " + std::to_string(p.sw_pi) + ", doorbell " +
+                 std::to_string(p.db_pi) + ", fetched " + std::to_string(p.next_out) +
+                 ", done_ci " + std::to_string(p.done_dut) + ")";
+        }
+        fail("%s: stuck for 3000 cycles with WQEs posted and not fetched:%s", phase, s.c_str());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Reset every SQ (flag bit 0) through the context-write port.
+  void reset_sqs() {
+    for (unsigned q = 0; q < kNQp; q++) qpwr.push_back({q, (uint8_t)(1 | (r.u32() & 0xFE))});
+    while (!qpwr.empty()) cycle();
+    for (unsigned q = 0; q < kNQp; q++) {
+      qp[q].fetched = qp[q].flushed = 0;
+      qp[q].last_due = 0;
+      std::fill(qp[q].slot_idx.begin(), qp[q].slot_idx.end(), -1);
+    }
+    evq.clear();
+    read_log.clear();
+  }
+
+  void config(unsigned q, uint8_t state, unsigned log, unsigned shift) {
+    Qp &p = qp[q];
+    p.cfg.randomize(r);
+    p.cfg.state = state;
+    p.cfg.sq_log_size = (uint8_t)log;
+    p.cfg.sq_wqe_shift = (uint8_t)shift;
+    p.cfg.sq_base = 0x200000000000ull + (uint64_t)q * 0x1000000ull + 0x40 * r.range(0, 64);
+    p.slot_idx.assign(p.ring(), -1);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Phases
+// ---------------------------------------------------------------------------
+static void phase_round_robin(Bench &b) {
+  const unsigned counts[] = {3, 6, 1, 5, 7};
+  const unsigned qs[] = {2, 9, 4, 15, 0};
+  const unsigned n = 5;
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 4, 6 + (unsigned)b.r.range(0, 2));
+  b.reset_sqs();
+  b.force_req_ready = 0;  // the reads wait: all doorbells get queued first
+  for (unsigned i = 0; i < n; i++) b.post(qs[i], counts[i]);
+  while (!b.dbq.empty() || b.db_offered) b.cycle();
+  b.force_req_ready = -1;
+  std::vector<unsigned> exp;
+  for (unsigned round = 0; round < 8; round++)
+    for (unsigned i = 0; i < n; i++)
+      if (counts[i] > round) exp.push_back(qs[i]);
+  b.run_until_drained("round robin");
+  std::string got_s, exp_s;
+  for (unsigned q : b.read_log) got_s += std::to_string(q) + " ";
+  for (unsigned q : exp) exp_s += std::to_string(q) + " ";
+  BLK_CHECK(b.read_log == exp, "round robin: WQE reads by QP %s, expected %s", got_s.c_str(),
+            exp_s.c_str());
+  info("round robin over 5 QPs queued together: read order %s", got_s.c_str());
+}
+
+static void phase_random(Bench &b, uint64_t posting_cycles, bool with_states) {
+  // QPs: most RTS, two in ERR from the start, one in INIT, one goes to ERR
+  // halfway through.
+  for (unsigned q = 0; q < kNQp; q++) {
+    uint8_t st = 3;
+    if (with_states && (q == 5 || q == 12)) st = 6;
+    if (with_states && q == 7) st = 1;
+    if (q % 3 == 0)
+      b.config(q, st, 5, q == 0 || q == 3 ? 6 : (unsigned)b.r.range(6, 8));
+    else
+      b.config(q, st, (unsigned)b.r.range(2, 5), (unsigned)b.r.range(6, 8));
+  }
+  b.reset_sqs();
+  const uint64_t start = g_cycle;
+  const uint64_t post_end = start + posting_cycles;
+  unsigned flip = 0;
+  while (g_cycle < post_end) {
+    const uint64_t t = g_cycle - start;
+    const unsigned ph = (unsigned)(t / 2500) % 5;
+    b.p_req = ph == 1 ? 0.3 : 0.9;
+    b.p_beat = ph == 2 ? 0.3 : 0.9;
+    b.p_wqe = ph == 3 ? 0.2 : 0.9;
+    b.p_done = ph == 4 ? 0.05 : 0.8;
+    b.compl_min = ph == 4 ? 200 : 3;
+    b.compl_max = ph == 4 ? 800 : 60;
+    // software posts to a few QPs each cycle, sometimes a burst that fills
+    // the fetch window of one QP. QP 15 stays idle: with all NQp QPs queued
+    // the active FIFO is full, which phase_full_fifo covers on its own.
+    if (b.r.chance(0.3)) {
+      // slow-completion phase: two QPs with 32-entry rings run into the window
+      unsigned q = ph == 4 ? 3 * (unsigned)b.r.range(0, 1) : (unsigned)b.r.range(0, kNQp - 2);
+      b.post(q, b.r.chance(0.05) ? (unsigned)b.r.range(8, 20) : (unsigned)b.r.range(1, 6));
+    }
+    // stray doorbells and context writes that must change nothing
+    if (b.r.chance(0.002))
+      b.dbq.push_back({(uint32_t)b.r.range(kNQp, 0xFFFFFF), (uint16_t)b.r.u32()});
+    if (b.r.chance(0.002))
+      b.qpwr.push_back({(uint32_t)b.r.range(0, kNQp - 1), (uint8_t)(b.r.u32() & 0xF0)});
+    if (with_states && !flip && t > (post_end - start) / 2) {
+      b.qp[3].cfg.state = 6;  // RTS -> ERR with WQEs in flight
+      flip = 1;
+    }
+    b.cycle();
+  }
+  b.p_req = b.p_beat = b.p_wqe = b.p_done = 0.9;
+  b.compl_min = 3;
+  b.compl_max = 60;
+  b.run_until_drained(with_states ? "random (RTS/ERR/INIT)" : "random");
+  if (with_states) {
+    BLK_CHECK(b.qp[7].next_out == 0 && b.qp[7].sw_pi > 0,
+              "QP 7 in INIT: %u WQEs came out (%u posted)", b.qp[7].next_out, b.qp[7].sw_pi);
+    for (unsigned q : {5u, 12u})
+      BLK_CHECK(b.qp[q].fetched == 0 && b.qp[q].flushed > 0,
+                "QP %u in ERR: %u WQEs read, %u flushed", q, b.qp[q].fetched, b.qp[q].flushed);
+    BLK_CHECK(b.qp[3].fetched > 0 && b.qp[3].flushed > 0, "QP 3 RTS->ERR: %u read, %u flushed",
+              b.qp[3].fetched, b.qp[3].flushed);
+  }
+  BLK_CHECK(b.evq.empty(), "%zu fetch events without a WQE", b.evq.size());
+}
+
+// One QP with 40 WQEs posted and completions that take 300..500 cycles: the
+// fetch must stop at 8 WQEs beyond done_ci each time and resume on done_ci.
+static void phase_window(Bench &b) {
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 5, 6);
+  b.reset_sqs();
+  const uint64_t before = b.n_window_full;
+  b.compl_min = 300;
+  b.compl_max = 500;
+  b.p_done = 1.0;
+  b.post(1, 32);
+  b.post(13, 8);
+  for (unsigned i = 0; i < 1500; i++) b.cycle();
+  b.post(1, 8);
+  b.compl_min = 3;
+  b.compl_max = 60;
+  b.run_until_drained("window");
+  const uint64_t hits = b.n_window_full - before;
+  BLK_CHECK(hits >= 4, "window phase: only %llu reads at the limit of 8", (unsigned long long)hits);
+  info("fetch window: %llu reads at done_ci+7, none beyond", (unsigned long long)hits);
+}
+
+// A doorbell that arrives in the cycle the QP's last posted WQE is fetched.
+static void phase_db_race(Bench &b) {
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 4, 6);
+  b.reset_sqs();
+  const unsigned Q = 6;
+  b.completions_on = false;  // no done_ci update can wake the QP up
+  b.force_req_ready = 1;
+  b.post(Q, 1);
+  uint64_t t_db1 = g_cycle, t_db2 = 0;
+  bool sent = false;
+  b.hook = [&]() {
+    if (!sent && b.top.rd_req_valid_o) {
+      // software posts WQE 1 and rings in the very cycle WQE 0 is read
+      b.post(Q, 1, false);
+      b.dbq.push_back({Q, b.qp[Q].sw_pi});
+      b.db_offered = true;
+      b.top.db_valid_i = 1;
+      b.top.db_data_i = (uint64_t)Q | (uint64_t)b.qp[Q].sw_pi << 32;
+      b.eval_ctx();
+      sent = true;
+      t_db2 = g_cycle;
+    }
+  };
+  for (unsigned i = 0; i < 400; i++) b.cycle();
+  b.hook = nullptr;
+  const Qp &p = b.qp[Q];
+  BLK_CHECK(p.next_out == 2,
+            "lost doorbell: QP %u, doorbell pi=1 at cycle %llu, WQE 0 read at cycle %llu where a "
+            "doorbell pi=2 was taken (db_ready_o=1) in the same cycle; 400 cycles later %u WQE(s) "
+            "fetched of 2 posted, fetch window open (done_ci 0)",
+            Q, (unsigned long long)t_db1, (unsigned long long)t_db2, p.next_out);
+  info("doorbell in the cycle of the last fetch: %u of 2 WQEs fetched", p.next_out);
+  // recover for the next phase: another doorbell
+  b.completions_on = true;
+  b.dbq.push_back({Q, p.sw_pi});
+  for (unsigned i = 0; i < 50; i++) b.cycle();
+  // completions for what came out while they were off
+  for (unsigned q = 0; q < kNQp; q++)
+    if (b.qp[q].next_out != b.qp[q].done_dut)
+      b.compl_list.push_back({q, b.qp[q].next_out, g_cycle});
+  b.force_req_ready = -1;
+  b.run_until_drained("after the doorbell race");
+}
+
+// A done_ci update that completes everything, arriving in the cycle the QP is
+// dropped from the head because its window was full.
+static void phase_done_race(Bench &b) {
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 4, 6);
+  b.reset_sqs();
+  const unsigned A = 8, B = 10;
+  b.completions_on = false;
+  b.p_wqe = 1.0;
+  b.force_req_ready = 0;
+  b.post(A, 9);
+  b.post(B, 8);
+  while (!b.dbq.empty() || b.db_offered) b.cycle();
+  bool injected = false;
+  uint64_t t_inj = 0;
+  b.hook = [&]() {
+    const Qp &a = b.qp[A];
+    // Hold B at the head (no read grant) until A's 8 WQEs are out.
+    b.top.rd_req_ready_i = !(a.reads == kInfl && a.next_out < kInfl) && b.rdq.size() < 6;
+    b.eval_ctx();
+    if (!injected && a.reads == kInfl && a.next_out == kInfl && b.top.ctx_idx_o == A &&
+        !b.top.rd_req_valid_o) {
+      // the completer retires all 8 (one coalesced ACK) in this cycle
+      b.top.done_valid_i = 1;
+      b.top.done_qpn_i = A;
+      b.top.done_ci_i = kInfl;
+      b.done_offered = true;
+      b.done_q = A;
+      b.done_v = kInfl;
+      b.qp[A].completed = kInfl;
+      b.eval_ctx();
+      injected = true;
+      t_inj = g_cycle;
+    }
+  };
+  for (unsigned i = 0; i < 600; i++) b.cycle();
+  b.hook = nullptr;
+  const Qp &a = b.qp[A];
+  BLK_CHECK(injected, "done race: the injection point was never reached");
+  BLK_CHECK(!injected || a.next_out == 9,
+            "lost done_ci wake-up: QP %u (9 WQEs posted, window of %u full, done_ci 0) was at the "
+            "head of the active FIFO at cycle %llu when done_ci=%u for it was taken "
+            "(done_ready_o=1); 600 cycles later %u of 9 WQEs fetched, QP no longer scheduled",
+            A, kInfl, (unsigned long long)t_inj, kInfl, a.next_out);
+  info("done_ci update in the cycle a full-window QP leaves the head: %u of 9 WQEs fetched",
+       a.next_out);
+  b.completions_on = true;
+  b.force_req_ready = -1;
+  b.dbq.push_back({A, a.sw_pi});  // recover
+  for (unsigned q = 0; q < kNQp; q++)
+    if (b.qp[q].next_out != b.qp[q].done_dut)
+      b.compl_list.push_back({q, b.qp[q].next_out, g_cycle});
+  b.run_until_drained("after the done race");
+}
+
+// Every one of the NQp QPs queued at once: the active FIFO (Depth NQp) is
+// full when the head fetches and goes back to the tail.
+static void phase_full_fifo(Bench &b) {
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 4, 6);
+  b.reset_sqs();
+  b.force_req_ready = 0;
+  for (unsigned q = 0; q < kNQp; q++) b.post(q, 3);
+  while (!b.dbq.empty() || b.db_offered) b.cycle();
+  const uint64_t t_go = g_cycle;
+  b.force_req_ready = -1;
+  for (unsigned i = 0; i < 1500; i++) b.cycle();
+  std::string s;
+  unsigned got = 0;
+  for (unsigned q = 0; q < kNQp; q++) {
+    got += b.qp[q].next_out;
+    if (b.qp[q].next_out != 3)
+      s += " QP" + std::to_string(q) + ":" + std::to_string(b.qp[q].next_out) + "/3";
+  }
+  BLK_CHECK(got == 3 * kNQp,
+            "all %u QPs queued (doorbell pi=3 for QP 0..%u while rd_req_ready_i=0, reads "
+            "allowed from cycle %llu): after 1500 cycles %u of %u WQEs fetched, stuck:%s",
+            kNQp, kNQp - 1, (unsigned long long)t_go, got, 3 * kNQp, s.c_str());
+  info("all %u QPs queued at once: %u of %u WQEs fetched", kNQp, got, 3 * kNQp);
+  // a new doorbell does not help a QP whose queued flag is stuck; leave the
+  // rest to the reset of the next phase
+  b.dbq.clear();
+  b.db_offered = false;
+  for (unsigned i = 0; i < 300; i++) b.cycle();
+}
+
+int main(int argc, char **argv) {
+  // test name: blk_rnic_<block>, with _w<DATAW> unless the datapath is 256 bits
+  static const std::string name =
+      std::string("blk_rnic_sq_fetch") + (DATAW == 256 ? "" : "_w" + std::to_string(DATAW));
+  g_bench = name.c_str();
+  Bench b;
+  b.vctx.commandArgs(argc, argv);
+  b.reset();
+  phase_round_robin(b);
+  phase_random(b, 100000, false);
+  info(
+      "random, all RTS: %llu reads, %llu WQEs out, %llu done updates (%llu coalesced "
+      "completions), %llu reads at the window limit",
+      (unsigned long long)b.n_reads, (unsigned long long)b.n_out, (unsigned long long)b.n_done,
+      (unsigned long long)b.n_coalesced, (unsigned long long)b.n_window_full);
+  phase_random(b, 100000, true);
+  info("random with ERR/INIT QPs: %llu reads (%llu with err), %llu WQEs out (%llu flush items)",
+       (unsigned long long)b.n_reads, (unsigned long long)b.n_err, (unsigned long long)b.n_out,
+       (unsigned long long)b.n_flush);
+  BLK_CHECK(b.n_coalesced > 50 && b.n_flush > 50 && b.n_err > 10,
+            "weak coverage: %llu coalesced completions, %llu flush items, %llu read errors",
+            (unsigned long long)b.n_coalesced, (unsigned long long)b.n_flush,
+            (unsigned long long)b.n_err);
+  phase_window(b);
+  phase_db_race(b);
+  phase_done_race(b);
+  phase_full_fifo(b);
+  b.top.final();
+  return finish();
+}

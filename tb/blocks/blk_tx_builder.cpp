@@ -1,0 +1,449 @@
+// blk_rnic_tx_builder: rnic_tx_builder alone (compiled for DATAW 64 and 256).
+//
+// Descriptors (rnic_pkg::txd_t packed by hand, MSB first) for every RC opcode,
+// payload gathered from up to four chunks at random byte addresses and
+// lengths; the payload DMA reads are answered in order from a C++ memory with
+// random latency, beat stalls and occasional error responses (zero data); the
+// QP context (dest MAC/IP/QPN, UDP source port) is given on ctx_i for
+// ctx_idx_o in the same cycle. Every frame on the wire is compared byte for
+// byte with a frame built by the C++ reference (headers, IPv4 checksum, pad,
+// ICRC), and the keep/last framing, trace events and counters are checked.
+#include "Vrnic_tx_builder.h"
+#include "blk_common.h"
+
+using namespace blk;
+
+#ifndef DATAW
+#define DATAW 256
+#endif
+constexpr unsigned kBytes = DATAW / 8;
+constexpr unsigned kTxdW = 592;
+
+namespace {
+
+struct Chunk {
+  uint64_t addr = 0;
+  uint32_t len = 0;
+  bool err = false;  // decided when the read is accepted
+};
+
+struct Txd {
+  uint32_t qpn = 0;
+  uint8_t op = 0;
+  uint32_t psn = 0;
+  bool ack = false, se = false;
+  uint32_t pay_len = 0;
+  uint64_t va = 0;
+  uint32_t rkey = 0, rlen = 0, imm = 0;
+  uint8_t syn = 0;
+  uint32_t msn = 0;
+  std::vector<Chunk> chunks;
+  bool evf = false, evl = false;
+  uint16_t idx = 0;
+  Bits junk_addr, junk_len;  // contents of the unused chunk entries
+};
+
+Bits pack_txd(const Txd &t) {
+  Bits ca = t.junk_addr, cl = t.junk_len;
+  for (size_t i = 0; i < t.chunks.size(); i++) {
+    ca.set(64 * (unsigned)i, 64, t.chunks[i].addr);
+    cl.set(13 * (unsigned)i, 13, t.chunks[i].len);
+  }
+  Packer p(kTxdW);
+  p.f(24, t.qpn)
+      .f(8, t.op)
+      .f(24, t.psn)
+      .f(1, t.ack)
+      .f(1, t.se)
+      .f(13, t.pay_len)
+      .f(64, t.va)
+      .f(32, t.rkey)
+      .f(32, t.rlen)
+      .f(32, t.imm)
+      .f(8, t.syn)
+      .f(24, t.msn)
+      .f(3, t.chunks.size())
+      .fb(ca)
+      .fb(cl)
+      .f(1, t.evf)
+      .f(1, t.evl)
+      .f(16, t.idx);
+  return p.done();
+}
+
+uint8_t mem_at(uint64_t a) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  return (uint8_t)((x >> 17) ^ a);
+}
+
+struct RdJob {
+  uint64_t addr;
+  uint32_t len;
+  bool err;
+  uint64_t ready_at;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  // test name: blk_rnic_<block>, with _w<DATAW> unless the datapath is 256 bits
+  static const std::string name =
+      std::string("blk_rnic_tx_builder") + (DATAW == 256 ? "" : "_w" + std::to_string(DATAW));
+  g_bench = name.c_str();
+  self_test();
+  VerilatedContext vctx;
+  vctx.commandArgs(argc, argv);
+  Vrnic_tx_builder top{&vctx};
+  Rng r(0x7b1d0000u + DATAW);
+  const bool trace = std::getenv("BLK_TRACE") != nullptr;
+
+  const uint64_t port_mac = 0x02a1b2c3d4e5ull;
+  const uint32_t port_ip = 0x0a000105;
+  std::map<uint32_t, QpCfg> qps;
+  std::vector<uint32_t> qpns;
+  for (int i = 0; i < 6; i++) {
+    uint32_t q = (i == 0) ? 0xFFFFFF : (uint32_t)r.range(1, 0xFFFFFE);
+    QpCfg c;
+    c.randomize(r);
+    qps[q] = c;
+    qpns.push_back(q);
+  }
+
+  const unsigned kTxds = DATAW <= 64 ? 1500 : 2500;
+  std::vector<uint8_t> op_list;
+  for (uint8_t o = 0; o <= OpAck; o++) op_list.push_back(o);
+
+  auto gen = [&](unsigned n) {
+    Txd t;
+    t.qpn = r.pick(qpns);
+    t.op = n < 2 * op_list.size() ? op_list[n % op_list.size()] : r.pick(op_list);
+    t.psn = r.u32() & 0xFFFFFF;
+    t.ack = r.chance(0.5);
+    t.se = r.chance(0.5);
+    t.va = r.u64();
+    t.rkey = r.u32();
+    t.rlen = r.u32();
+    t.imm = r.u32();
+    t.syn = (uint8_t)r.u32();
+    t.msn = r.u32() & 0xFFFFFF;
+    t.evf = r.chance(0.5);
+    t.evl = r.chance(0.5);
+    t.idx = (uint16_t)r.u32();
+    t.junk_addr = Bits(256);
+    t.junk_len = Bits(52);
+    for (unsigned i = 0; i < 256; i += 64) t.junk_addr.set(i, 64, r.u64());
+    t.junk_len.set(0, 52, r.u64());
+    uint32_t len = 0;
+    if (op_payload(t.op)) {
+      double x = std::uniform_real_distribution<double>(0, 1)(r.g);
+      if (n < op_list.size())
+        len = (uint32_t)r.range(1, 3 * kBytes + 3);  // first pass: small
+      else if (x < 0.15)
+        len = (uint32_t)r.range(0, 16);
+      else if (x < 0.65)
+        len = (uint32_t)r.range(1, 300);
+      else if (x < 0.92)
+        len = (uint32_t)r.range(300, 1500);
+      else
+        len = (uint32_t)r.range(1500, 4096);
+      if (r.chance(0.03)) len = 4096;
+    }
+    t.pay_len = len;
+    if (len) {
+      unsigned nc = (unsigned)r.range(1, std::min<uint32_t>(4, len));
+      std::vector<uint32_t> cuts;
+      for (unsigned i = 1; i < nc; i++) {
+        uint32_t c;
+        do c = (uint32_t)r.range(1, len - 1);
+        while (std::find(cuts.begin(), cuts.end(), c) != cuts.end());
+        cuts.push_back(c);
+      }
+      std::sort(cuts.begin(), cuts.end());
+      cuts.push_back(len);
+      uint32_t prev = 0;
+      for (uint32_t c : cuts) {
+        Chunk k;
+        k.addr = r.chance(0.2) ? (0x100000000ull + r.range(0, 4096)) : r.u64();
+        k.len = c - prev;
+        prev = c;
+        t.chunks.push_back(k);
+      }
+    }
+    return t;
+  };
+
+  std::vector<Txd> txds;
+  for (unsigned i = 0; i < kTxds; i++) txds.push_back(gen(i));
+
+  // Chunk reads expected in order: (txd, chunk)
+  std::deque<std::pair<unsigned, unsigned>> exp_reads;
+  std::deque<unsigned> exp_frames;  // txds whose frame has not left yet
+  std::deque<RdJob> rdq;
+  unsigned rd_beat = 0;
+  bool rd_offered = false;
+  uint8_t beatbuf[kBytes];
+  std::vector<uint8_t> cur_frame;
+  unsigned next_txd = 0, frames_done = 0;
+  uint64_t err_rsp = 0, err_beats = 0, reads = 0;
+  unsigned per_op[OpAck + 1] = {0}, per_nchunk[5] = {0};
+  uint64_t last_progress = 0;
+
+  // back-pressure profile
+  double p_txd = 0.8, p_req = 0.8, p_beat = 0.8, p_tx = 0.8;
+  auto set_phase = [&](unsigned k) {
+    static const double ph[][4] = {{1, 1, 1, 1},       {0.7, 0.6, 0.7, 0.7}, {1, 1, 1, 0.15},
+                                   {0.5, 0.2, 0.3, 1}, {1, 0.9, 0.95, 0.5},  {0.3, 1, 0.5, 0.9}};
+    const double *p = ph[k % 6];
+    p_txd = p[0];
+    p_req = p[1];
+    p_beat = p[2];
+    p_tx = p[3];
+  };
+
+  top.clk_i = 0;
+  top.rst_ni = 0;
+  top.port_mac_i = port_mac;
+  top.port_ip_i = port_ip;
+  top.txd_valid_i = 0;
+  top.rd_req_ready_i = 0;
+  top.rd_rsp_valid_i = 0;
+  top.tx_ready_i = 0;
+  reset_dut(top);
+
+  bool txd_offered = false;
+  const uint64_t kMaxCycles = 4000000;
+  for (g_cycle = 0; g_cycle < kMaxCycles; g_cycle++) {
+    if (next_txd >= kTxds && exp_frames.empty() && cur_frame.empty() && rdq.empty()) break;
+    if (g_cycle - last_progress > 20000) {
+      fail(
+          "no progress for 20000 cycles: %u of %u descriptors taken, %u frames out, "
+          "%zu reads outstanding, %zu expected reads",
+          next_txd, kTxds, frames_done, rdq.size(), exp_reads.size());
+      break;
+    }
+    set_phase((unsigned)(frames_done / 150));
+    top.clk_i = 0;
+
+    // Descriptor producer: data stable while valid.
+    if (!txd_offered && next_txd < kTxds && r.chance(p_txd)) txd_offered = true;
+    top.txd_valid_i = txd_offered;
+    if (txd_offered) vset(top.txd_i, pack_txd(txds[next_txd]));
+
+    // DMA read side
+    top.rd_req_ready_i = rdq.size() < 8 && r.chance(p_req);
+    if (!rd_offered && !rdq.empty() && rdq.front().ready_at <= g_cycle && r.chance(p_beat)) {
+      const RdJob &j = rdq.front();
+      for (unsigned i = 0; i < kBytes; i++) {
+        uint64_t off = (uint64_t)rd_beat * kBytes + i;
+        beatbuf[i] = j.err ? 0 : (off < j.len ? mem_at(j.addr + off) : (uint8_t)r.u32());
+      }
+      vset_bytes(top.rd_rsp_data_i, beatbuf);
+      top.rd_rsp_last_i = (uint64_t)(rd_beat + 1) * kBytes >= j.len;
+      top.rd_rsp_err_i = j.err;
+      rd_offered = true;
+    }
+    top.rd_rsp_valid_i = rd_offered;
+    top.tx_ready_i = r.chance(p_tx);
+    top.eval();
+    // Context read port: the table answers ctx_idx_o in the same cycle.
+    {
+      auto it = qps.find(top.ctx_idx_o);
+      Bits c = it != qps.end() ? it->second.pack() : Bits(kQpCfgW);
+      vset(top.ctx_i, c);
+      top.eval();
+    }
+
+    // ---- sample the handshakes of this cycle
+    const bool txd_take = top.txd_valid_i && top.txd_ready_o;
+    const bool req_take = top.rd_req_valid_o && top.rd_req_ready_i;
+    const bool rsp_take = top.rd_rsp_valid_i && top.rd_rsp_ready_o;
+    const bool tx_take = top.tx_valid_o && top.tx_ready_i;
+    const bool tx_last = top.tx_last_o;
+
+    if (trace) {
+      if (txd_take)
+        std::printf("%6llu txd %u op %s len %u nchunk %zu\n", (unsigned long long)g_cycle, next_txd,
+                    op_name(txds[next_txd].op), txds[next_txd].pay_len,
+                    txds[next_txd].chunks.size());
+      if (req_take)
+        std::printf("%6llu rd_req addr %llx len %u\n", (unsigned long long)g_cycle,
+                    (unsigned long long)top.rd_req_addr_o, top.rd_req_len_o);
+      if (rsp_take)
+        std::printf("%6llu rd_rsp beat %u last %d err %d\n", (unsigned long long)g_cycle, rd_beat,
+                    top.rd_rsp_last_i, top.rd_rsp_err_i);
+      if (tx_take) {
+        uint8_t l[kBytes];
+        vget_bytes(top.tx_data_o, l);
+        std::printf("%6llu tx keep %llx last %d:", (unsigned long long)g_cycle,
+                    (unsigned long long)top.tx_keep_o, top.tx_last_o);
+        for (unsigned i = 0; i < kBytes; i++) std::printf(" %02x", l[i]);
+        std::printf("\n");
+      }
+    }
+    BLK_CHECK(top.cnt_pkts_o == frames_done, "cnt_pkts_o=%llu, %u frames sent",
+              (unsigned long long)top.cnt_pkts_o, frames_done);
+
+    if (req_take) {
+      reads++;
+      if (exp_reads.empty()) {
+        fail("unexpected DMA read addr=0x%llx len=%u", (unsigned long long)top.rd_req_addr_o,
+             (unsigned)top.rd_req_len_o);
+      } else {
+        auto [ti, ci] = exp_reads.front();
+        exp_reads.pop_front();
+        Chunk &ck = txds[ti].chunks[ci];
+        BLK_CHECK(top.rd_req_addr_o == ck.addr && top.rd_req_len_o == ck.len,
+                  "descriptor %u chunk %u: DMA read addr=0x%llx len=%u, expected addr=0x%llx "
+                  "len=%u",
+                  ti, ci, (unsigned long long)top.rd_req_addr_o, (unsigned)top.rd_req_len_o,
+                  (unsigned long long)ck.addr, ck.len);
+        ck.err = r.chance(0.02);
+        rdq.push_back({ck.addr, ck.len, ck.err, g_cycle + r.range(1, 24)});
+      }
+    }
+    const bool first = tx_take && cur_frame.empty();
+    if (tx_take) {
+      uint8_t lanes[kBytes];
+      vget_bytes(top.tx_data_o, lanes);
+      const uint64_t keep = (uint64_t)top.tx_keep_o;
+      const uint64_t all = kBytes == 64 ? ~0ull : ((1ull << kBytes) - 1);
+      if (!top.tx_last_o) {
+        BLK_CHECK(keep == all, "frame %u: keep 0x%llx on a beat that is not the last", frames_done,
+                  (unsigned long long)keep);
+      } else {
+        BLK_CHECK(keep != 0 && (keep & (keep + 1)) == 0,
+                  "frame %u: last-beat keep 0x%llx is not a contiguous mask from lane 0",
+                  frames_done, (unsigned long long)keep);
+      }
+      for (unsigned i = 0; i < kBytes; i++)
+        if ((keep >> i) & 1) cur_frame.push_back(lanes[i]);
+      if (exp_frames.empty()) {
+        fail("frame on the wire with no descriptor outstanding");
+      } else {
+        const Txd &t = txds[exp_frames.front()];
+        if (first) {
+          BLK_CHECK(top.ev_first_o == t.evf && top.ev_last_o == t.evl,
+                    "frame %u: ev_first_o=%d ev_last_o=%d, descriptor has %d/%d", frames_done,
+                    top.ev_first_o, top.ev_last_o, t.evf, t.evl);
+          if (t.evf || t.evl)
+            BLK_CHECK(top.ev_qpn_o == t.qpn && top.ev_idx_o == t.idx,
+                      "frame %u: event qpn=0x%x idx=%u, expected 0x%x/%u", frames_done,
+                      top.ev_qpn_o, top.ev_idx_o, t.qpn, t.idx);
+        }
+      }
+    }
+    BLK_CHECK(first || (!top.ev_first_o && !top.ev_last_o),
+              "ev_first_o/ev_last_o pulse outside the first beat of a frame");
+
+    top.clk_i = 1;
+    top.eval();
+
+    // ---- update the models
+    if (txd_take) {
+      BLK_CHECK(next_txd < kTxds, "descriptor taken twice");
+      const Txd &t = txds[next_txd];
+      for (unsigned i = 0; i < t.chunks.size(); i++) exp_reads.push_back({next_txd, i});
+      exp_frames.push_back(next_txd);
+      per_op[t.op]++;
+      per_nchunk[t.chunks.size()]++;
+      next_txd++;
+      txd_offered = false;
+      last_progress = g_cycle;
+    }
+    if (rsp_take) {
+      RdJob &j = rdq.front();
+      if (j.err) err_beats++;
+      rd_beat++;
+      rd_offered = false;
+      if (top.rd_rsp_last_i) {
+        BLK_CHECK((uint64_t)rd_beat * kBytes >= j.len && (uint64_t)(rd_beat - 1) * kBytes < j.len,
+                  "internal: read of %u bytes took %u beats", j.len, rd_beat);
+        if (j.err) err_rsp++;
+        rdq.pop_front();
+        rd_beat = 0;
+      }
+      last_progress = g_cycle;
+    }
+    if (tx_take) {
+      last_progress = g_cycle;
+      if (tx_last && !exp_frames.empty()) {
+        const unsigned ti = exp_frames.front();
+        exp_frames.pop_front();
+        const Txd &t = txds[ti];
+        const QpCfg &c = qps[t.qpn];
+        Pkt k;
+        k.dmac = c.dest_mac;
+        k.smac = port_mac;
+        k.sip = port_ip;
+        k.dip = c.dest_ip;
+        k.sport = c.udp_sport;
+        k.opcode = t.op;
+        k.se = t.se;
+        k.ack_req = t.ack;
+        k.dqpn = c.dest_qpn;
+        k.psn = t.psn;
+        k.va = t.va;
+        k.rkey = t.rkey;
+        k.dlen = t.rlen;
+        k.imm = t.imm;
+        k.syn = t.syn;
+        k.msn = t.msn;
+        for (const Chunk &ck : t.chunks)
+          for (uint32_t i = 0; i < ck.len; i++)
+            k.payload.push_back(ck.err ? 0 : mem_at(ck.addr + i));
+        std::vector<uint8_t> exp = build_frame(k);
+        if (cur_frame.size() != exp.size()) {
+          fail(
+              "frame %u (descriptor %u, %s, %u payload bytes in %zu chunks): %zu bytes on the "
+              "wire, expected %zu",
+              frames_done, ti, op_name(t.op), t.pay_len, t.chunks.size(), cur_frame.size(),
+              exp.size());
+        } else {
+          for (size_t p = 0; p < exp.size(); p++) {
+            if (cur_frame[p] != exp[p]) {
+              fail(
+                  "frame %u (descriptor %u, %s, %u payload bytes in %zu chunks, qpn 0x%x): "
+                  "byte %zu (%s) is 0x%02x, expected 0x%02x",
+                  frames_done, ti, op_name(t.op), t.pay_len, t.chunks.size(), t.qpn, p,
+                  field_at(p, t.op, t.pay_len, exp.size()).c_str(), cur_frame[p], exp[p]);
+              break;
+            }
+          }
+          // Independent sanity of the captured frame itself.
+          std::vector<uint8_t> body(cur_frame.begin(), cur_frame.end() - 4);
+          uint32_t ic = icrc_ref(body);
+          uint32_t got = 0;
+          for (int i = 0; i < 4; i++)
+            got |= (uint32_t)cur_frame[cur_frame.size() - 4 + i] << (8 * i);
+          BLK_CHECK(ic == got, "frame %u: ICRC 0x%08x does not match its contents (0x%08x)",
+                    frames_done, got, ic);
+          BLK_CHECK(ip_csum(cur_frame, 14) == ((uint16_t)cur_frame[24] << 8 | cur_frame[25]),
+                    "frame %u: IPv4 header checksum wrong", frames_done);
+        }
+        cur_frame.clear();
+        frames_done++;
+      }
+    }
+  }
+  BLK_CHECK(next_txd == kTxds && exp_frames.empty() && exp_reads.empty() && rdq.empty(),
+            "end: %u/%u descriptors taken, %zu frames and %zu reads missing", next_txd, kTxds,
+            exp_frames.size(), exp_reads.size());
+  BLK_CHECK(top.cnt_pkts_o == frames_done, "cnt_pkts_o=%llu at the end, %u frames",
+            (unsigned long long)top.cnt_pkts_o, frames_done);
+  // docs/formats.md: CNT_DMA_RD_ERR counts DMA read *responses* that came back
+  // with an error (the interface marks every beat of such a response).
+  BLK_CHECK(top.cnt_rd_err_o == err_rsp,
+            "cnt_rd_err_o=%llu but %llu read responses (%llu beats) came back with err",
+            (unsigned long long)top.cnt_rd_err_o, (unsigned long long)err_rsp,
+            (unsigned long long)err_beats);
+  std::string ops;
+  for (unsigned o = 0; o <= OpAck; o++) ops += std::to_string(per_op[o]) + (o < OpAck ? "/" : "");
+  info(
+      "%u frames, %llu payload reads (%llu with err), frames per opcode %s, per chunk count "
+      "%u/%u/%u/%u/%u",
+      frames_done, (unsigned long long)reads, (unsigned long long)err_rsp, ops.c_str(),
+      per_nchunk[0], per_nchunk[1], per_nchunk[2], per_nchunk[3], per_nchunk[4]);
+  top.final();
+  return finish();
+}
