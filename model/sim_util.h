@@ -139,7 +139,8 @@ inline void port_put(T &p, const uint8_t *src, unsigned n)
 {
 	uint8_t *d = reinterpret_cast<uint8_t *>(&p);
 
-	std::memcpy(d, src, n);
+	if (n)
+		std::memcpy(d, src, n);
 	/* Unused lanes and the padding above DataW must be zero. */
 	std::memset(d + n, 0, sizeof(T) - n);
 }

@@ -14,7 +14,9 @@ module rnic_tx_arb (
   logic last_q, sel;
   assign sel = (valid_i[0] && valid_i[1]) ? !last_q : valid_i[1];
   assign valid_o = valid_i[sel];
-  assign txd_o = txd_i[sel*rnic_pkg::TxdW +: rnic_pkg::TxdW];
+  // A plain 2:1 mux: Verilator 5.006 compiles the equivalent indexed part
+  // select of this wide vector into a read past a temporary (ASan reports it).
+  assign txd_o = sel ? txd_i[2*rnic_pkg::TxdW-1 : rnic_pkg::TxdW] : txd_i[rnic_pkg::TxdW-1:0];
   always_comb begin
     ready_o = '0;
     ready_o[sel] = ready_i;
