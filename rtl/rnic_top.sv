@@ -246,7 +246,7 @@ module rnic_top #(
   // ---------------------------------------------------------------------------
   logic pkt_valid, pkt_ready;
   logic [rnic_pkg::RxDescW+9-1:0] pkt;
-  logic prd_slot, rel, rel_slot;
+  logic prd_slot, rel, rel_slot, pl_rel, pl_rel_slot;
   logic [15:0] prd_word;
   logic [2*DataW-1:0] prd_data;
 
@@ -256,6 +256,7 @@ module rnic_top #(
     .pkt_valid_o(pkt_valid), .pkt_ready_i(pkt_ready), .pkt_o(pkt),
     .rd_slot_i(prd_slot), .rd_word_i(prd_word), .rd_data_o(prd_data),
     .release_i(rel), .release_slot_i(rel_slot),
+    .place_release_i(pl_rel), .place_release_slot_i(pl_rel_slot),
     .cnt_rx_pkts_o(cnt_rx), .cnt_rx_drop_o(cnt_drop)
   );
 
@@ -312,6 +313,7 @@ module rnic_top #(
     .clk_i, .rst_ni,
     .start_i(pl_start), .slot_i(pl_slot), .base_i(pl_base), .nseg_i(pl_nseg),
     .seg_addr_i(pl_addr), .seg_len_i(pl_len), .seg_poff_i(pl_poff), .busy_o(pl_busy),
+    .release_o(pl_rel), .release_slot_o(pl_rel_slot),
     .rd_slot_o(prd_slot), .rd_word_o(prd_word), .rd_data_i(prd_data),
     .wr_valid_o(wr_valid[0]), .wr_ready_i(wr_ready[0]), .wr_addr_o(wr_addr[0 +: 64]),
     .wr_len_o(wr_len[0 +: 16]), .wr_data_o(wr_data[0 +: DataW]), .wr_last_o(wr_last[0])

@@ -106,13 +106,14 @@ module rnic_rx_engine #(
 
   typedef enum logic [4:0] {
     StIdle, StPkt, StResp, StRetire, StRetireOut, StNakHead, StRdRespHead,
-    StReq, StFetchReq, StFetchData, StMap, StPlace, StPlaceWait, StAfterPlace,
+    StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop
   } state_e;
   state_e st_q, ret_st_q;
 
   // Current packet
   logic slot_q;
+  logic placed_q;          // the payload went to placement, which frees the slot
   logic [7:0] poff_q;
   /* verilator lint_off UNUSEDSIGNAL */  // packet header view
   rnic_pkg::rx_desc_t d_q;
@@ -155,7 +156,11 @@ module rnic_rx_engine #(
   // Retire outputs in flight
   logic need_cqe_q, need_done_q;
   rnic_pkg::cqe_req_t cqe_q;
-  assign cqe_valid_o = need_cqe_q;
+  // A completion, and a READ request's DMA reads, see memory only after every
+  // payload handed to placement before them has been written.
+  logic place_idle;
+  assign place_idle = !place_busy_i && !place_start_o;
+  assign cqe_valid_o = need_cqe_q && place_idle;
   assign cqe_o = cqe_q;
   assign done_valid_o = need_done_q;
   assign done_qpn_o = qpn_q;
@@ -164,7 +169,7 @@ module rnic_rx_engine #(
   // Jobs
   logic job_v_q;
   logic [176:0] job_q;
-  assign job_valid_o = job_v_q;
+  assign job_valid_o = job_v_q && (!job_q[176] || place_idle);
   assign job_o = job_q;
 
   // ---------------------------------------------------------------------------
@@ -336,6 +341,7 @@ module rnic_rx_engine #(
       err_cqe_q <= 1'b0;
       release_o <= 1'b0;
       release_slot_o <= 1'b0;
+      placed_q <= 1'b0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;
       qp_err_qpn_o <= '0;
@@ -382,6 +388,7 @@ module rnic_rx_engine #(
             st_q <= StRqFlush;  // flushes only when the QP is in ERR
           end else if (pkt_valid_i) begin
             {slot_q, poff_q, d_q} <= pkt_i;
+            placed_q <= 1'b0;
             qpn_q <= pkt_i[rnic_pkg::RxDescW-1 -: 24];
             st_q <= StPkt;
           end
@@ -397,7 +404,7 @@ module rnic_rx_engine #(
           end
         end
         StDrop: begin
-          release_o <= 1'b1;
+          release_o <= !placed_q;  // a placed frame's slot is released by placement
           release_slot_o <= slot_q;
           st_q <= StIdle;
         end
@@ -651,12 +658,16 @@ module rnic_rx_engine #(
             sge_i_q <= sge_i_q + 3'd1;
           end
         end
+        // Placement runs behind the engine: the engine hands the job over
+        // and goes on with the next packet while the payload is written;
+        // placement releases the frame slot. What makes data observable
+        // waits for placement to drain (see place_idle).
         StPlace: begin
-          place_start_o <= 1'b1;
-          st_q <= StPlaceWait;
-        end
-        StPlaceWait: begin
-          if (!place_busy_i && !place_start_o) st_q <= StAfterPlace;
+          if (place_idle) begin
+            place_start_o <= 1'b1;
+            placed_q <= 1'b1;
+            st_q <= StAfterPlace;
+          end
         end
         StAfterPlace: begin
           if (rnic_pkg::op_is_response(op)) begin
@@ -671,8 +682,6 @@ module rnic_rx_engine #(
               cqe_q.byte_len <= head.len;
               cqe_q.src_qp <= ctx.dest_qpn;
               need_cqe_q <= head.signaled;
-              release_o <= 1'b1;
-              release_slot_o <= slot_q;
               ack_mode_q <= 1'b0;
               ret_st_q <= StIdle;
               st_q <= StRetireOut;

@@ -1,8 +1,9 @@
 // rnic_rx_parser: receives frames into two slots, checks them (Ethernet type,
 // IPv4, UDP port 4791, our address, BTH opcode, lengths, ICRC) and hands the
-// parsed headers of good frames to the transport engine. The engine reads the
-// payload from the slot and releases it. rx_ready_o stays low while both
-// slots are taken, which back-pressures the link instead of dropping.
+// parsed headers of good frames to the transport engine. Placement reads the
+// payload from the slot and releases it when done; the engine releases the
+// slots of frames it does not place. rx_ready_o stays low while both slots are
+// taken, which back-pressures the link instead of dropping.
 module rnic_rx_parser #(
   parameter int unsigned DataW = 256,
   localparam int unsigned Bytes = DataW / 8
@@ -25,6 +26,8 @@ module rnic_rx_parser #(
   output logic [2*DataW-1:0] rd_data_o,
   input  logic        release_i,
   input  logic        release_slot_i,
+  input  logic        place_release_i,
+  input  logic        place_release_slot_i,
   output logic [63:0] cnt_rx_pkts_o,
   output logic [63:0] cnt_rx_drop_o
 );
@@ -188,6 +191,7 @@ module rnic_rx_parser #(
         end
       end
       if (release_i) busy_q[release_slot_i] <= 1'b0;
+      if (place_release_i) busy_q[place_release_slot_i] <= 1'b0;
     end
   end
 

@@ -15,6 +15,9 @@ module rnic_rx_place #(
   input  logic [127:0] seg_len_i,       // bytes, [32i+31:32i]
   input  logic [63:0] seg_poff_i,       // payload offset, [16i+15:16i]
   output logic        busy_o,
+  // The frame slot is no longer needed (one-cycle pulse when a job ends)
+  output logic        release_o,
+  output logic        release_slot_o,
   // Frame slot read port
   output logic        rd_slot_o,
   output logic [15:0] rd_word_o,
@@ -43,6 +46,8 @@ module rnic_rx_place #(
   assign src = base_q + poff_q[seg_q[1:0]*16 +: 16] + done_q;
 
   assign busy_o = busy_q;
+  assign release_o = busy_q && (seg_q >= nseg_q);
+  assign release_slot_o = slot_q;
   assign rd_slot_o = slot_q;
   assign rd_word_o = src >> LaneW;
   assign wr_data_o = DataW'(rd_data_i >> (8 * src[LaneW-1:0]));
