@@ -177,13 +177,15 @@ module rnic_top #(
   logic [23:0] ev_fetch_qpn;
   logic [15:0] ev_fetch_idx;
 
+  logic rewind_ready;  // nothing rewinds yet
   rnic_sq_fetch #(.DataW(DataW), .NQp(NQp)) u_sq_fetch (
     .clk_i, .rst_ni,
     .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d),
     .done_valid_i(done_valid), .done_ready_o(done_ready), .done_qpn_i(done_qpn),
     .done_ci_i(done_ci),
     // Retransmission (a later issue) drives the rewind; nothing rewinds yet.
-    .rewind_valid_i(1'b0), .rewind_qpn_i(24'd0), .rewind_idx_i(16'd0),
+    .rewind_valid_i(1'b0), .rewind_ready_o(rewind_ready), .rewind_qpn_i(24'd0),
+    .rewind_idx_i(16'd0),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .ctx_idx_o(fetch_ctx_idx), .ctx_i(fetch_ctx),
     .rd_req_valid_o(rdq_valid[0]), .rd_req_ready_i(rdq_ready[0]),
@@ -351,5 +353,5 @@ module rnic_top #(
   assign ev_idx_o = {ev_cqe_idx, ev_cqe_idx, ev_tx_idx, ev_tx_idx, ev_fetch_idx};
 
   logic unused;
-  assign unused = ^{sqdb_cnt, rqdb_cnt};
+  assign unused = ^{sqdb_cnt, rqdb_cnt, rewind_ready};
 endmodule

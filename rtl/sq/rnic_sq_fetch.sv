@@ -26,8 +26,9 @@ module rnic_sq_fetch #(
   output logic        done_ready_o,
   input  logic [23:0] done_qpn_i,
   input  logic [15:0] done_ci_i,
-  // Rewind (retransmission)
+  // Rewind (retransmission): fetch again from rewind_idx_i
   input  logic        rewind_valid_i,
+  output logic        rewind_ready_o,
   input  logic [23:0] rewind_qpn_i,
   input  logic [15:0] rewind_idx_i,
   // QP context writes (reset of the SQ indices)
@@ -130,22 +131,29 @@ module rnic_sq_fetch #(
       ({48'd0, h_fetch & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
   assign rd_req_len_o = 16'd1 << ctx.sq_wqe_shift;
 
-  // Push priority: requeue of the head, then completer progress, then doorbells.
-  logic db_take, done_take;
+  // Push priority: requeue of the head, then rewinds, then completer progress,
+  // then doorbells.
+  logic db_take, done_take, rewind_take;
   logic [23:0] db_qpn;
   logic [15:0] db_pi;
   assign db_qpn = db_data_i[23:0];
   assign db_pi = db_data_i[47:32];
-  assign done_ready_o = !(issue && h_more);
+  assign rewind_ready_o = !(issue && h_more);
+  assign rewind_take = rewind_valid_i && rewind_ready_o;
+  assign done_ready_o = !(issue && h_more) && !rewind_valid_i;
   assign done_take = done_valid_i && done_ready_o;
-  assign db_ready_o = !(issue && h_more) && !done_valid_i;
+  assign db_ready_o = !(issue && h_more) && !rewind_valid_i && !done_valid_i;
   assign db_take = db_valid_i && db_ready_o;
 
   // A QP needs queueing when it is not queued, or when it is the head and
   // leaves the FIFO in this very cycle (else that doorbell or completion
   // would be lost).
-  logic head_leaves, done_needs, db_needs;
+  logic head_leaves, done_needs, db_needs, rewind_needs;
   assign head_leaves = act_pop && !(issue && h_more);
+  assign rewind_needs = (rewind_qpn_i < 24'(NQp)) &&
+                        (!queued_q[rewind_qpn_i[QpW-1:0]] ||
+                         (head_leaves && (rewind_qpn_i == act_head))) &&
+                        (rewind_idx_i != sq_pi_q[rewind_qpn_i[QpW-1:0]]);
   assign done_needs = (done_qpn_i < 24'(NQp)) &&
                       (!queued_q[done_qpn_i[QpW-1:0]] ||
                        (head_leaves && (done_qpn_i == act_head))) &&
@@ -158,6 +166,9 @@ module rnic_sq_fetch #(
     act_push_qpn = act_head;
     if (issue && h_more) begin
       act_push = 1'b1;
+    end else if (rewind_take && rewind_needs) begin
+      act_push = 1'b1;
+      act_push_qpn = rewind_qpn_i;
     end else if (done_take && done_needs) begin
       act_push = 1'b1;
       act_push_qpn = done_qpn_i;
@@ -178,7 +189,10 @@ module rnic_sq_fetch #(
       if (db_needs) queued_q[db_qpn[QpW-1:0]] <= 1'b1;
     end
     if (issue) fetch_ci_q[h] <= h_fetch + 16'd1;
-    if (rewind_valid_i && (rewind_qpn_i < 24'(NQp))) fetch_ci_q[rewind_qpn_i[QpW-1:0]] <= rewind_idx_i;
+    if (rewind_take && (rewind_qpn_i < 24'(NQp))) begin
+      fetch_ci_q[rewind_qpn_i[QpW-1:0]] <= rewind_idx_i;
+      if (rewind_needs) queued_q[rewind_qpn_i[QpW-1:0]] <= 1'b1;
+    end
     if (qp_wr_i && qp_wr_flags_i[rnic_pkg::QpFlagResetSq] && (qp_wr_idx_i < 24'(NQp))) begin
       sq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       fetch_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;

@@ -130,6 +130,7 @@ class Bench {
   uint64_t last_progress = 0;
   uint64_t n_reads = 0, n_out = 0, n_flush = 0, n_err = 0, n_done = 0, n_db = 0;
   uint64_t n_coalesced = 0, n_window_full = 0;
+  bool last_rewind_taken = false;  // rewind handshake of the last cycle
 
   void reset() {
     top.db_valid_i = 0;
@@ -237,6 +238,7 @@ class Bench {
     const bool req_take = top.rd_req_valid_o && top.rd_req_ready_i;
     const bool rsp_take = top.rd_rsp_valid_i && top.rd_rsp_ready_o;
     const bool out_take = top.wqe_valid_o && top.wqe_ready_i;
+    last_rewind_taken = top.rewind_valid_i && top.rewind_ready_o;
     if (top.rd_req_valid_o) {
       int q = owner_of(top.rd_req_addr_o);
       BLK_CHECK(q >= 0, "rd_req_valid_o with address 0x%llx outside every SQ ring",
@@ -703,6 +705,67 @@ static void phase_full_fifo(Bench &b) {
   for (unsigned i = 0; i < 300; i++) b.cycle();
 }
 
+// Rewind: with WQEs fetched but not completed, the completer moves a QP's
+// fetch index back to its done index (go-back-N retransmission). The QP must
+// be scheduled again even though it had nothing left to fetch, and the same
+// WQEs must come out again, in order, with the same bytes. One QP is rewound
+// while idle, another in the cycle it is at the head of the active FIFO.
+static void phase_rewind(Bench &b) {
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 4, 6);
+  b.reset_sqs();
+  const unsigned A = 3, B = 11;
+  b.completions_on = false;  // nothing completes: the window stays open below 8
+  b.post(A, 6);
+  b.post(B, 7);
+  for (unsigned i = 0; i < 600; i++) b.cycle();
+  BLK_CHECK(b.qp[A].next_out == 6 && b.qp[B].next_out == 7,
+            "rewind: before the rewind %u/6 and %u/7 WQEs came out", b.qp[A].next_out,
+            b.qp[B].next_out);
+  const uint64_t reads_before = b.n_reads;
+  // Rewind A to WQE 2 and B to WQE 0, one after the other, held until taken.
+  struct Rw {
+    unsigned q;
+    uint16_t idx;
+  };
+  std::deque<Rw> rw = {{A, 2}, {B, 0}};
+  bool offered = false;
+  unsigned taken = 0;
+  b.hook = [&]() {
+    if (!offered && !rw.empty()) offered = true;
+    b.top.rewind_valid_i = offered;
+    if (offered) {
+      b.top.rewind_qpn_i = rw.front().q;
+      b.top.rewind_idx_i = rw.front().idx;
+    }
+    b.eval_ctx();
+  };
+  for (unsigned i = 0; i < 800; i++) {
+    b.cycle();
+    if (b.last_rewind_taken) {  // the handshake sampled before this cycle's edge
+      Qp &p = b.qp[rw.front().q];
+      BLK_CHECK(p.rd.empty(), "rewind: QP %u still had reads in flight", rw.front().q);
+      p.reads = p.next_out = rw.front().idx;
+      rw.pop_front();
+      offered = false;
+      taken++;
+    }
+  }
+  b.hook = nullptr;
+  b.top.rewind_valid_i = 0;
+  BLK_CHECK(taken == 2, "rewind: %u of 2 rewinds taken (rewind_ready_o)", taken);
+  BLK_CHECK(b.qp[A].next_out == 6 && b.qp[B].next_out == 7,
+            "rewind: after rewinding A to 2 and B to 0, %u/6 and %u/7 WQEs came out again",
+            b.qp[A].next_out, b.qp[B].next_out);
+  BLK_CHECK(b.n_reads - reads_before == 4 + 7, "rewind: %llu WQE reads after the rewinds, expected 11",
+            (unsigned long long)(b.n_reads - reads_before));
+  info("rewind: QP %u re-fetched WQEs 2..5, QP %u WQEs 0..6, in order, same bytes", A, B);
+  b.completions_on = true;
+  for (unsigned q = 0; q < kNQp; q++)
+    if (b.qp[q].next_out != b.qp[q].done_dut)
+      b.compl_list.push_back({q, b.qp[q].next_out, g_cycle});
+  b.run_until_drained("after the rewinds");
+}
+
 int main(int argc, char **argv) {
   // test name: blk_rnic_<block>, with _w<DATAW> unless the datapath is 256 bits
   static const std::string name =
@@ -730,6 +793,7 @@ int main(int argc, char **argv) {
   phase_db_race(b);
   phase_done_race(b);
   phase_full_fifo(b);
+  phase_rewind(b);
   b.top.final();
   return finish();
 }
