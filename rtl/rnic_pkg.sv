@@ -251,6 +251,9 @@ package rnic_pkg;
     logic [31:0] src_ip;
   } rx_desc_t;
   localparam int unsigned RxDescW = 295;
+  // RX frame slots: one being received, one in the engine, one being placed.
+  localparam int unsigned RxSlots = 3;
+  localparam int unsigned RxSlotW = 2;
 
   // A completion to be written as a CQE.
   typedef struct packed {

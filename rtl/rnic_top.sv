@@ -247,8 +247,9 @@ module rnic_top #(
   // RX: parse, transport engine, placement
   // ---------------------------------------------------------------------------
   logic pkt_valid, pkt_ready;
-  logic [rnic_pkg::RxDescW+9-1:0] pkt;
-  logic prd_slot, rel, rel_slot, pl_rel, pl_rel_slot;
+  logic [rnic_pkg::RxDescW+8+rnic_pkg::RxSlotW-1:0] pkt;
+  logic rel, pl_rel;
+  logic [rnic_pkg::RxSlotW-1:0] prd_slot, rel_slot, pl_rel_slot;
   logic [15:0] prd_word;
   logic [2*DataW-1:0] prd_data;
 
@@ -262,7 +263,8 @@ module rnic_top #(
     .cnt_rx_pkts_o(cnt_rx), .cnt_rx_drop_o(cnt_drop)
   );
 
-  logic pl_start, pl_slot, pl_busy;
+  logic pl_start, pl_busy;
+  logic [rnic_pkg::RxSlotW-1:0] pl_slot;
   logic [15:0] pl_base;
   logic [2:0] pl_nseg;
   logic [255:0] pl_addr;

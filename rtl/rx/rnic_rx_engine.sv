@@ -19,9 +19,9 @@ module rnic_rx_engine #(
   // Parsed packets
   input  logic        pkt_valid_i,
   output logic        pkt_ready_o,
-  input  logic [rnic_pkg::RxDescW+9-1:0] pkt_i,
+  input  logic [rnic_pkg::RxDescW+8+rnic_pkg::RxSlotW-1:0] pkt_i,
   output logic        release_o,
-  output logic        release_slot_o,
+  output logic [rnic_pkg::RxSlotW-1:0] release_slot_o,
   // In-flight records from the requester
   input  logic        infl_valid_i,
   output logic        infl_ready_o,
@@ -55,7 +55,7 @@ module rnic_rx_engine #(
   input  logic        rd_rsp_err_i,
   // Placement unit control
   output logic        place_start_o,
-  output logic        place_slot_o,
+  output logic [rnic_pkg::RxSlotW-1:0] place_slot_o,
   output logic [15:0] place_base_o,
   output logic [2:0]  place_nseg_o,
   output logic [255:0] place_addr_o,
@@ -112,7 +112,7 @@ module rnic_rx_engine #(
   state_e st_q, ret_st_q;
 
   // Current packet
-  logic slot_q;
+  logic [rnic_pkg::RxSlotW-1:0] slot_q;
   logic placed_q;          // the payload went to placement, which frees the slot
   logic [7:0] poff_q;
   /* verilator lint_off UNUSEDSIGNAL */  // packet header view
@@ -307,7 +307,7 @@ module rnic_rx_engine #(
     if (!rst_ni) begin
       st_q <= StIdle;
       ret_st_q <= StIdle;
-      slot_q <= 1'b0;
+      slot_q <= '0;
       poff_q <= '0;
       d_q <= '0;
       qpn_q <= '0;
@@ -340,7 +340,7 @@ module rnic_rx_engine #(
       err_status_q <= '0;
       err_cqe_q <= 1'b0;
       release_o <= 1'b0;
-      release_slot_o <= 1'b0;
+      release_slot_o <= '0;
       placed_q <= 1'b0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;

@@ -1,12 +1,14 @@
-// rnic_rx_parser: receives frames into two slots, checks them (Ethernet type,
+// rnic_rx_parser: receives frames into NSlots slots, checks them (Ethernet type,
 // IPv4, UDP port 4791, our address, BTH opcode, lengths, ICRC) and hands the
 // parsed headers of good frames to the transport engine. Placement reads the
 // payload from the slot and releases it when done; the engine releases the
-// slots of frames it does not place. rx_ready_o stays low while both slots are
+// slots of frames it does not place. rx_ready_o stays low while every slot is
 // taken, which back-pressures the link instead of dropping.
 module rnic_rx_parser #(
   parameter int unsigned DataW = 256,
-  localparam int unsigned Bytes = DataW / 8
+  parameter int unsigned NSlots = rnic_pkg::RxSlots,
+  localparam int unsigned Bytes = DataW / 8,
+  localparam int unsigned SlotW = (NSlots > 1) ? $clog2(NSlots) : 1
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -19,15 +21,15 @@ module rnic_rx_parser #(
   // Parsed frames: {slot, payload offset[7:0], rx_desc}
   output logic        pkt_valid_o,
   input  logic        pkt_ready_i,
-  output logic [rnic_pkg::RxDescW+9-1:0] pkt_o,
+  output logic [rnic_pkg::RxDescW+8+SlotW-1:0] pkt_o,
   // Payload read port and slot release
-  input  logic        rd_slot_i,
+  input  logic [SlotW-1:0] rd_slot_i,
   input  logic [15:0] rd_word_i,
   output logic [2*DataW-1:0] rd_data_o,
   input  logic        release_i,
-  input  logic        release_slot_i,
+  input  logic [SlotW-1:0] release_slot_i,
   input  logic        place_release_i,
-  input  logic        place_release_slot_i,
+  input  logic [SlotW-1:0] place_release_slot_i,
   output logic [63:0] cnt_rx_pkts_o,
   output logic [63:0] cnt_rx_drop_o
 );
@@ -37,9 +39,10 @@ module rnic_rx_parser #(
   localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;
   localparam int unsigned HdrBytes = HdrWords * Bytes;
 
-  logic [DataW-1:0] buf_q [2 * Words];
-  logic [1:0] busy_q;
-  logic slot_q;        // slot being received
+  localparam int unsigned BufW = $clog2(NSlots * Words);
+  logic [DataW-1:0] buf_q [NSlots * Words];
+  logic [NSlots-1:0] busy_q;
+  logic [SlotW-1:0] slot_q;  // slot being received
   logic in_frame_q;
   logic [15:0] w_q;    // word index in the frame
   logic [HdrBytes*8-1:0] hdr_q;
@@ -47,13 +50,24 @@ module rnic_rx_parser #(
   logic [31:0] icrc_rx_q;
   logic overflow_q;
 
+  // The lowest free slot takes the next frame.
   logic free;
-  assign free = !busy_q[0] || !busy_q[1];
+  logic [SlotW-1:0] free_slot;
+  always_comb begin
+    free = 1'b0;
+    free_slot = '0;
+    for (int i = NSlots - 1; i >= 0; i--) begin
+      if (!busy_q[i]) begin
+        free = 1'b1;
+        free_slot = SlotW'(i);
+      end
+    end
+  end
   assign rx_ready_o = in_frame_q || free;
   logic take;
   assign take = rx_valid_i && rx_ready_o;
-  logic cur_slot;
-  assign cur_slot = in_frame_q ? slot_q : (busy_q[0] ? 1'b1 : 1'b0);
+  logic [SlotW-1:0] cur_slot;
+  assign cur_slot = in_frame_q ? slot_q : free_slot;
   logic [15:0] cur_w;
   assign cur_w = in_frame_q ? w_q : 16'd0;
 
@@ -143,26 +157,27 @@ module rnic_rx_parser #(
   end
 
   logic pq_push, pq_in_ready;
-  logic [1:0] pq_count;
+  logic [SlotW:0] pq_count;
   assign pq_push = take && rx_last_i && good;
-  rnic_fifo #(.Width(rnic_pkg::RxDescW + 9), .Depth(2)) u_pkt_q (
+  // Depth: a power of two at least NSlots (a frame holds its slot while queued).
+  rnic_fifo #(.Width(rnic_pkg::RxDescW + 8 + SlotW), .Depth(2 ** SlotW)) u_pkt_q (
     .clk_i, .rst_ni,
     .in_valid_i(pq_push), .in_ready_o(pq_in_ready), .in_data_i({cur_slot, pay_off, desc}),
     .out_valid_o(pkt_valid_o), .out_ready_i(pkt_ready_i), .out_data_o(pkt_o),
     .count_o(pq_count)
   );
 
-  logic [WordW:0] base;
-  assign base = cur_slot ? (WordW+1)'(Words) : '0;
+  logic [BufW-1:0] base;
+  assign base = BufW'(cur_slot) * BufW'(Words);
 
   always_ff @(posedge clk_i) begin
-    if (take && (cur_w < 16'(Words))) buf_q[base + (WordW+1)'(cur_w)] <= rx_data_i;
+    if (take && (cur_w < 16'(Words))) buf_q[base + BufW'(cur_w)] <= rx_data_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       busy_q <= '0;
-      slot_q <= 1'b0;
+      slot_q <= '0;
       in_frame_q <= 1'b0;
       w_q <= '0;
       hdr_q <= '0;
@@ -196,9 +211,9 @@ module rnic_rx_parser #(
   end
 
   // Payload read port: two consecutive words so any byte offset can be realigned.
-  logic [WordW:0] rbase;
-  assign rbase = rd_slot_i ? (WordW+1)'(Words) : '0;
-  assign rd_data_o = {buf_q[rbase + (WordW+1)'(rd_word_i) + 1'b1], buf_q[rbase + (WordW+1)'(rd_word_i)]};
+  logic [BufW-1:0] rbase;
+  assign rbase = BufW'(rd_slot_i) * BufW'(Words);
+  assign rd_data_o = {buf_q[rbase + BufW'(rd_word_i) + 1'b1], buf_q[rbase + BufW'(rd_word_i)]};
 
   logic unused;
   assign unused = ^{pq_in_ready, pq_count, rd_word_i[15:WordW]};

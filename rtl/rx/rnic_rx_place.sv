@@ -3,12 +3,13 @@
 // adjacent slot words are shifted so the write data start at lane 0.
 module rnic_rx_place #(
   parameter int unsigned DataW = 256,
+  parameter int unsigned SlotW = rnic_pkg::RxSlotW,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,          // one-cycle pulse, busy_o rises next cycle
-  input  logic        slot_i,
+  input  logic [SlotW-1:0] slot_i,
   input  logic [15:0] base_i,           // frame byte offset of payload byte 0
   input  logic [2:0]  nseg_i,
   input  logic [255:0] seg_addr_i,      // bus address, segment i in [64i+63:64i]
@@ -17,9 +18,9 @@ module rnic_rx_place #(
   output logic        busy_o,
   // The frame slot is no longer needed (one-cycle pulse when a job ends)
   output logic        release_o,
-  output logic        release_slot_o,
+  output logic [SlotW-1:0] release_slot_o,
   // Frame slot read port
-  output logic        rd_slot_o,
+  output logic [SlotW-1:0] rd_slot_o,
   output logic [15:0] rd_word_o,
   input  logic [2*DataW-1:0] rd_data_i,
   // DMA write
@@ -32,7 +33,8 @@ module rnic_rx_place #(
 );
   localparam int unsigned LaneW = $clog2(Bytes);
 
-  logic busy_q, slot_q;
+  logic busy_q;
+  logic [SlotW-1:0] slot_q;
   logic [15:0] base_q;
   logic [2:0] nseg_q, seg_q;
   logic [255:0] addr_q;
@@ -62,7 +64,7 @@ module rnic_rx_place #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       busy_q <= 1'b0;
-      slot_q <= 1'b0;
+      slot_q <= '0;
       base_q <= '0;
       nseg_q <= '0;
       seg_q <= '0;

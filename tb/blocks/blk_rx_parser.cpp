@@ -10,8 +10,8 @@
 // random readiness, checks every descriptor field and the payload offset,
 // reads the payload back through rd_slot_i/rd_word_i/rd_data_o when it pops
 // and again when it releases the slot (random hold times, with phases where
-// it holds both slots): checks the bytes, that rx_ready_o is low exactly when
-// both slots are held between frames, that no good frame is lost and no bad
+// it holds every slot): checks the bytes, that rx_ready_o is low exactly when
+// every slot is held between frames, that no good frame is lost and no bad
 // one is delivered, and the two counters.
 #include "Vrnic_rx_parser.h"
 #include "blk_common.h"
@@ -22,8 +22,13 @@ using namespace blk;
 #define DATAW 256
 #endif
 constexpr unsigned kBytes = DATAW / 8;
+#ifndef NSLOTS
+#define NSLOTS 3
+#endif
 constexpr unsigned kRxDescW = 295;
-constexpr unsigned kPktW = kRxDescW + 9;
+constexpr unsigned kSlots = NSLOTS;
+constexpr unsigned kSlotW = kSlots > 2 ? 2 : 1;
+constexpr unsigned kPktW = kRxDescW + 8 + kSlotW;
 
 namespace {
 
@@ -244,7 +249,7 @@ int main(int argc, char **argv) {
            kFrames, exp_good.size(), held.size());
       break;
     }
-    // Phases: normal, slow consumer that holds both slots, fast everything.
+    // Phases: normal, slow consumer that holds every slot, fast everything.
     const unsigned ph = (unsigned)(g_cycle / 3000) % 4;
     p_valid = ph == 2 ? 1.0 : 0.85;
     p_pkt = ph == 1 ? 0.05 : (ph == 2 ? 1.0 : 0.7);
@@ -288,7 +293,7 @@ int main(int argc, char **argv) {
     top.eval();
 
     // ---- checks before the edge
-    const bool exp_ready = in_frame || busy_slots < 2;
+    const bool exp_ready = in_frame || busy_slots < kSlots;
     BLK_CHECK(top.rx_ready_o == exp_ready, "rx_ready_o=%d, expected %d (%s, %u slot(s) taken)",
               top.rx_ready_o, exp_ready, in_frame ? "inside a frame" : "between frames",
               busy_slots);
@@ -307,7 +312,7 @@ int main(int argc, char **argv) {
       const Pkt &k = frames[fi].k;
       Bits pk = vget(top.pkt_o, kPktW);
       Unpacker u(pk);
-      pop_slot = (unsigned)u.f(1);
+      pop_slot = (unsigned)u.f(kSlotW);
       const unsigned off = (unsigned)u.f(8);
       struct F {
         const char *n;
@@ -404,7 +409,7 @@ int main(int argc, char **argv) {
       if (top.pkt_valid_o) {
         got = true;
         top.release_i = 1;
-        top.release_slot_i = vget(top.pkt_o, kPktW).bit(kPktW - 1);
+        top.release_slot_i = (uint8_t)vget(top.pkt_o, kPktW).get(kPktW - kSlotW, kSlotW);
         top.eval();
       }
       if (feed && top.rx_ready_o) bt++;

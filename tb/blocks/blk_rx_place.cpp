@@ -1,7 +1,7 @@
 // blk_rnic_rx_place: rnic_rx_place alone (DATAW 256 and 64).
 //
 // Placement jobs of 0..4 segments with random bus addresses, lengths (some
-// zero), payload offsets and frame base offsets, over two C++ frame slots of
+// zero), payload offsets and frame base offsets, over three C++ frame slots of
 // random bytes behind the rd_slot_o/rd_word_o/rd_data_i port (rd_data_i is
 // combinational: the two consecutive words at rd_word_o). The DMA write stream
 // is captured with random back-pressure and checked: one write per non-empty
@@ -42,13 +42,14 @@ int main(int argc, char **argv) {
   Vrnic_rx_place top{&vctx};
   Rng r(0x91ace000u + DATAW);
 
-  std::vector<uint8_t> slot_mem[2];
+  std::vector<uint8_t> slot_mem[3];
   auto refill = [&](unsigned s) {
     slot_mem[s].resize(kWords * kBytes);
     for (auto &b : slot_mem[s]) b = (uint8_t)r.u32();
   };
   refill(0);
   refill(1);
+  refill(2);
 
   top.start_i = 0;
   top.wr_ready_i = 0;
@@ -81,7 +82,7 @@ int main(int argc, char **argv) {
     bool start = false;
     if (!active && !started_last && !top.busy_o && jobs < kJobs && r.chance(0.5)) {
       job = Job();
-      job.slot = (unsigned)r.range(0, 1);
+      job.slot = (unsigned)r.range(0, 2);
       if (r.chance(0.1)) refill(job.slot);  // a new frame in that slot
       job.base = r.chance(0.7) ? (uint16_t)(54 + 4 * r.range(0, 5)) : (uint16_t)r.range(0, 100);
       const unsigned nseg = (unsigned)r.range(0, 4);
@@ -128,7 +129,7 @@ int main(int argc, char **argv) {
     // frame slot read port: combinational from rd_slot_o / rd_word_o
     {
       std::vector<uint8_t> two(2 * kBytes, 0);
-      const unsigned s = top.rd_slot_o & 1;
+      const unsigned s = top.rd_slot_o % 3;
       const unsigned w = top.rd_word_o;
       for (unsigned i = 0; i < 2 * kBytes; i++) {
         size_t p = (size_t)w * kBytes + i;
