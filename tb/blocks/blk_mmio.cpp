@@ -1,0 +1,469 @@
+// blk_mmio: rnic_mmio alone (the BAR), two parameter sets.
+//
+// A host drives a seeded random stream of MMIO reads and writes (plus
+// driver-like command scripts and doorbell bursts), holding each request
+// until mmio_ready_o; the doorbell consumers take SQ_DB/RQ_DB with random
+// ready; a C++ QP table answers qp_query_idx_o in the same cycle and drifts
+// over time (the engines move PSNs and states); the counters change at random.
+// Checks against a model of the register map of docs/formats.md: DEV_ID,
+// CAPS for the verilated parameters, PORT_MAC/PORT_IP read back and driven on
+// port_mac_o/port_ip_o, exactly one context strobe per good CMD_GO with the
+// index and ARG0..6 written before, CMD_STATUS result 0/1/2 and no strobe for
+// a bad op or index, QP_QUERY results in CMD_OUT0/1, counters, every read
+// answered exactly one cycle later, every SQ/RQ doorbell delivered once and
+// in order with its data, MMIO back-pressure only while the doorbell's queue
+// is not ready, CQ_DB strobes, and writes to read-only or unmapped offsets
+// changing nothing.
+#include "Vrnic_mmio.h"
+#include "blk_common.h"
+
+using namespace blk;
+
+#ifndef DATAW
+#define DATAW 256
+#endif
+#ifndef NQP
+#define NQP 16
+#endif
+#ifndef NCQ
+#define NCQ 8
+#endif
+#ifndef NMR
+#define NMR 32
+#endif
+#ifndef MAXRD
+#define MAXRD 32
+#endif
+
+// docs/formats.md, BAR
+enum : uint16_t {
+  RegDevId = 0x000,
+  RegCaps = 0x008,
+  RegPortMac = 0x010,
+  RegPortIp = 0x018,
+  RegCmdArg0 = 0x100,
+  RegCmdGo = 0x140,
+  RegCmdStatus = 0x148,
+  RegCmdOut0 = 0x150,
+  RegCntTx = 0x200,
+  RegSqDb = 0x1000,
+  RegRqDb = 0x1008,
+  RegCqDb = 0x1010,
+};
+enum : uint8_t { CmdQpWrite = 0x01, CmdQpQuery = 0x02, CmdCqWrite = 0x10, CmdMrWrite = 0x20 };
+constexpr uint64_t kDevId = 0x524e494300010000ull;
+constexpr unsigned kMaxSge = 4;  // rnic_pkg::MaxSge
+
+// docs/formats.md lists CMD_ARG0..7 as RW, but rnic_mmio has no read path
+// for them (a read returns 0). The bench checks what the RTL does and says so
+// in its output; set to true to hold the RTL to the document.
+constexpr bool kArgsReadBack = false;
+
+namespace {
+
+unsigned clog2(unsigned n) {
+  unsigned l = 0;
+  while ((1u << l) < n) l++;
+  return l;
+}
+
+uint64_t caps_ref() {
+  return (uint64_t)clog2(NQP) | (uint64_t)clog2(NCQ) << 8 | (uint64_t)clog2(NMR) << 16 |
+         (uint64_t)kMaxSge << 24 | (uint64_t)DATAW << 32 | (uint64_t)MAXRD << 48;
+}
+
+struct Op {
+  bool we = false;
+  uint16_t addr = 0;
+  uint64_t data = 0;
+};
+
+// What the RTL sees of one QP: state and {rq_psn, sq_psn}.
+struct QpView {
+  uint8_t state = 0;
+  uint64_t psn = 0;
+  bool operator==(const QpView &o) const { return state == o.state && psn == o.psn; }
+};
+
+bool mapped(uint16_t a) {
+  return a <= RegPortIp || (a >= RegCmdArg0 && a <= RegCmdOut0 + 0x18) ||
+         (a >= RegCntTx && a <= RegCntTx + 0x18) || (a >= RegSqDb && a <= RegCqDb);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  static const std::string name =
+      std::string("blk_mmio") + (DATAW == 256 ? "" : "_w" + std::to_string(DATAW));
+  g_bench = name.c_str();
+  VerilatedContext vctx;
+  vctx.commandArgs(argc, argv);
+  Vrnic_mmio top{&vctx};
+  Rng r(0x3310000u + NQP * 7 + DATAW);
+
+  // QP table seen through qp_query_idx_o (beyond NQp the table answers 0, as
+  // rnic_ctx_tables does).
+  std::vector<QpView> tbl(NQP);
+  auto rand_view = [&]() {
+    QpView v;
+    v.state = (uint8_t)r.range(0, 6);
+    v.psn = r.u64() & 0xFFFFFFFFFFFFull;
+    return v;
+  };
+  for (auto &v : tbl) v = rand_view();
+  auto view_of = [&](uint32_t idx) { return idx < NQP ? tbl[idx] : QpView(); };
+  uint64_t cnt[4] = {r.u64(), r.u64(), r.u64(), r.u64()};
+
+  // Register model (reset values 0).
+  uint64_t mac = 0, args[8] = {};
+  uint32_t ip = 0, qidx = 0;
+  uint8_t result = 0;
+  QpView seen_prev;  // what the query inputs showed in the previous cycle
+
+  // Doorbells: written by the host (accepted MMIO writes) and seen by the
+  // consumers (valid && ready on their port); the two lists must be equal.
+  std::vector<uint64_t> sq_host, sq_seen, rq_host, rq_seen;
+
+  top.mmio_valid_i = 0;
+  top.sq_db_ready_i = 0;
+  top.rq_db_ready_i = 0;
+  reset_dut(top);
+
+  std::deque<Op> script;
+  bool have = false;
+  Op cur;
+  bool rd_pending = false;
+  uint64_t rd_exp = 0;
+  Op rd_op;
+  bool prev_query = false;  // the previous cycle took a QP_QUERY GO
+  QpView prev_fresh;        // the queried QP's view in that cycle
+
+  const unsigned kOps = 30000;
+  unsigned ops = 0, reads = 0, writes = 0, strobes[3] = {}, bad_op = 0, bad_idx = 0;
+  unsigned out_reads = 0, stale_out = 0, cq_dbs = 0, db_stalls = 0, ro_writes = 0;
+  unsigned arg_reads = 0;
+  double p_sq = 0.5, p_rq = 0.5;
+
+  auto rand_go = [&]() {
+    static const uint8_t good[] = {CmdQpWrite, CmdQpQuery, CmdCqWrite, CmdMrWrite};
+    uint8_t op;
+    if (r.chance(0.85)) {
+      op = good[r.range(0, 3)];
+    } else {
+      do {
+        op = (uint8_t)r.u32();
+      } while (op == CmdQpWrite || op == CmdQpQuery || op == CmdCqWrite || op == CmdMrWrite);
+    }
+    const unsigned lim = op == CmdCqWrite ? NCQ : op == CmdMrWrite ? NMR : NQP;
+    uint32_t idx;
+    const unsigned k = (unsigned)r.range(0, 99);
+    if (k < 75)
+      idx = (uint32_t)r.range(0, lim - 1);
+    else if (k < 80)
+      idx = lim - 1;
+    else if (k < 90)
+      idx = (uint32_t)r.range(lim, lim + 3);
+    else
+      idx = r.u32() & 0xFFFFFF;
+    // bits [63:32] are not part of CMD_GO: garbage there must not matter
+    return Op{true, RegCmdGo, op | (uint64_t)idx << 8 | (r.u64() << 32)};
+  };
+  auto unmapped = [&]() {
+    uint16_t a;
+    do {
+      a = (uint16_t)(r.u32() & 0xFFF8);
+    } while (mapped(a));
+    return a;
+  };
+  auto rand_op = [&]() {
+    static const uint16_t rd_addrs[] = {
+        RegDevId,        RegCaps,           RegPortMac,        RegPortIp,    RegCmdArg0,
+        RegCmdArg0 + 8,  RegCmdArg0 + 0x38, RegCmdGo,          RegCmdStatus, RegCmdOut0,
+        RegCmdOut0 + 8,  RegCmdOut0 + 0x10, RegCmdOut0 + 0x18, RegCntTx,     RegCntTx + 8,
+        RegCntTx + 0x10, RegCntTx + 0x18,   RegSqDb,           RegRqDb,      RegCqDb};
+    static const uint16_t ro_addrs[] = {RegDevId,       RegCaps,  RegCmdStatus,   RegCmdOut0,
+                                        RegCmdOut0 + 8, RegCntTx, RegCntTx + 0x18};
+    Op o;
+    const unsigned k = (unsigned)r.range(0, 99);
+    if (k < 30) {
+      o.we = false;
+      if (r.chance(0.1)) {
+        o.addr = unmapped();
+      } else {
+        o.addr = rd_addrs[r.range(0, std::size(rd_addrs) - 1)];
+      }
+      o.data = r.u64();  // ignored on a read
+      return o;
+    }
+    o.we = true;
+    o.data = r.u64();
+    if (k < 36)
+      o.addr = r.chance(0.5) ? RegPortMac : RegPortIp;
+    else if (k < 50)
+      o.addr = (uint16_t)(RegCmdArg0 + 8 * r.range(0, 7));
+    else if (k < 60)
+      return rand_go();
+    else if (k < 75)
+      o.addr = RegSqDb;
+    else if (k < 88)
+      o.addr = RegRqDb;
+    else if (k < 93)
+      o.addr = RegCqDb;
+    else if (k < 97)
+      o.addr = ro_addrs[r.range(0, std::size(ro_addrs) - 1)];
+    else
+      o.addr = unmapped();
+    return o;
+  };
+  // The driver's rnic_cmd(): arguments, GO, status poll, query results.
+  auto push_cmd_script = [&]() {
+    const unsigned nargs = (unsigned)r.range(0, 8);
+    for (unsigned i = 0; i < nargs; i++)
+      script.push_back(Op{true, (uint16_t)(RegCmdArg0 + 8 * i), r.u64()});
+    script.push_back(rand_go());
+    script.push_back(Op{false, RegCmdStatus, 0});
+    for (unsigned i = 0; i < 4; i++) script.push_back(Op{false, (uint16_t)(RegCmdOut0 + 8 * i), 0});
+  };
+  // A query read back in the very next cycle (see the OUT check below).
+  auto push_fast_query = [&]() {
+    script.push_back(Op{true, RegCmdGo, CmdQpQuery | (uint64_t)r.range(0, NQP - 1) << 8});
+    script.push_back(Op{false, (uint16_t)(RegCmdOut0 + 8 * r.range(0, 1)), 0});
+  };
+  auto push_db_burst = [&]() {
+    const unsigned n = (unsigned)r.range(4, 24);
+    for (unsigned i = 0; i < n; i++)
+      script.push_back(Op{true, r.chance(0.5) ? RegSqDb : RegRqDb, r.u64()});
+  };
+
+  for (; g_cycle < 2000000; g_cycle++) {
+    if (ops >= kOps && !have && script.empty() && !rd_pending) break;
+    const unsigned ph = (unsigned)(g_cycle / 3000) % 4;
+    p_sq = ph == 0 ? 0.5 : ph == 1 ? 1.0 : ph == 2 ? 0.1 : 0.8;
+    p_rq = ph == 0 ? 0.5 : ph == 1 ? 0.1 : ph == 2 ? 1.0 : 0.8;
+
+    // The engines move on: one QP may change its state or PSNs this cycle.
+    if (r.chance(0.1)) tbl[r.range(0, NQP - 1)] = rand_view();
+    for (auto &c : cnt) {
+      if (r.chance(0.3)) c += r.range(1, 4);
+      if (r.chance(0.002)) c = r.u64();
+    }
+
+    if (!have && ops < kOps) {
+      if (script.empty() && r.chance(0.03)) push_cmd_script();
+      if (script.empty() && r.chance(0.01)) push_fast_query();
+      if (script.empty() && r.chance(0.01)) push_db_burst();
+      if (!script.empty() && r.chance(0.9)) {
+        cur = script.front();
+        script.pop_front();
+        have = true;
+      } else if (script.empty() && r.chance(0.7)) {
+        cur = rand_op();
+        have = true;
+      }
+    }
+
+    top.clk_i = 0;
+    top.mmio_valid_i = have;
+    if (have) {
+      top.mmio_we_i = cur.we;
+      top.mmio_addr_i = cur.addr;
+      top.mmio_wdata_i = cur.data;
+    } else {  // idle: the other request fields are garbage and must not act
+      top.mmio_we_i = r.chance(0.5);
+      static const uint16_t junk[] = {RegSqDb, RegRqDb, RegCqDb, RegCmdGo, RegPortMac, RegCmdArg0};
+      top.mmio_addr_i = junk[r.range(0, std::size(junk) - 1)];
+      top.mmio_wdata_i = r.u64();
+    }
+    top.sq_db_ready_i = r.chance(p_sq);
+    top.rq_db_ready_i = r.chance(p_rq);
+    top.cnt_tx_pkts_i = cnt[0];
+    top.cnt_rx_pkts_i = cnt[1];
+    top.cnt_rx_drop_i = cnt[2];
+    top.cnt_dma_rd_err_i = cnt[3];
+    top.eval();
+    const QpView now_view = view_of(top.qp_query_idx_o);
+    top.qp_query_state_i = now_view.state;
+    top.qp_query_psn_i = now_view.psn;
+    top.eval();
+
+    // ---- read data of the previous cycle's read
+    BLK_CHECK(top.mmio_rvalid_o == rd_pending, "mmio_rvalid_o=%d, expected %d", top.mmio_rvalid_o,
+              rd_pending);
+    if (rd_pending && top.mmio_rvalid_o)
+      BLK_CHECK(top.mmio_rdata_o == rd_exp, "read 0x%03x: 0x%016llx, expected 0x%016llx",
+                rd_op.addr, (unsigned long long)top.mmio_rdata_o, (unsigned long long)rd_exp);
+    rd_pending = false;
+
+    // ---- registered state on the outputs
+    BLK_CHECK(top.port_mac_o == mac && top.port_ip_o == ip,
+              "port_mac_o=0x%012llx port_ip_o=0x%08x, expected 0x%012llx 0x%08x",
+              (unsigned long long)top.port_mac_o, top.port_ip_o, (unsigned long long)mac, ip);
+    BLK_CHECK(top.qp_query_idx_o == qidx, "qp_query_idx_o=%u, expected %u (last QP_QUERY)",
+              top.qp_query_idx_o, qidx);
+
+    // ---- handshake: only a doorbell whose queue is not ready waits
+    const bool is_sq = have && cur.we && cur.addr == RegSqDb;
+    const bool is_rq = have && cur.we && cur.addr == RegRqDb;
+    if (have) {
+      const bool exp_ready = is_sq ? top.sq_db_ready_i : is_rq ? top.rq_db_ready_i : true;
+      BLK_CHECK(top.mmio_ready_o == exp_ready, "%s 0x%03x: mmio_ready_o=%d, expected %d",
+                cur.we ? "write" : "read", cur.addr, top.mmio_ready_o, exp_ready);
+    }
+    const bool take = have && top.mmio_ready_o;
+    if (have && !top.mmio_ready_o) db_stalls++;
+
+    // ---- doorbell ports
+    BLK_CHECK(top.sq_db_valid_o == is_sq && top.rq_db_valid_o == is_rq,
+              "sq_db_valid_o=%d rq_db_valid_o=%d, expected %d %d (request %s 0x%03x)",
+              top.sq_db_valid_o, top.rq_db_valid_o, is_sq, is_rq,
+              have ? (cur.we ? "write" : "read") : "none", cur.addr);
+    const bool exp_cq = take && cur.we && cur.addr == RegCqDb;
+    BLK_CHECK(top.cq_db_valid_o == exp_cq, "cq_db_valid_o=%d, expected %d", top.cq_db_valid_o,
+              exp_cq);
+    if (top.sq_db_valid_o || top.rq_db_valid_o || top.cq_db_valid_o)
+      BLK_CHECK(top.db_data_o == cur.data, "db_data_o=0x%016llx, expected 0x%016llx",
+                (unsigned long long)top.db_data_o, (unsigned long long)cur.data);
+    if (top.sq_db_valid_o && top.sq_db_ready_i) sq_seen.push_back(top.db_data_o);
+    if (top.rq_db_valid_o && top.rq_db_ready_i) rq_seen.push_back(top.db_data_o);
+    cq_dbs += top.cq_db_valid_o;
+
+    // ---- command strobes
+    bool exp_wr[3] = {false, false, false};
+    uint8_t go_op = 0;
+    uint32_t go_idx = 0;
+    const bool go = take && cur.we && cur.addr == RegCmdGo;
+    if (go) {
+      go_op = (uint8_t)cur.data;
+      go_idx = (uint32_t)(cur.data >> 8) & 0xFFFFFF;
+      exp_wr[0] = go_op == CmdQpWrite && go_idx < NQP;
+      exp_wr[1] = go_op == CmdCqWrite && go_idx < NCQ;
+      exp_wr[2] = go_op == CmdMrWrite && go_idx < NMR;
+    }
+    const bool got_wr[3] = {(bool)top.qp_wr_o, (bool)top.cq_wr_o, (bool)top.mr_wr_o};
+    static const char *wr_name[3] = {"qp_wr_o", "cq_wr_o", "mr_wr_o"};
+    for (unsigned k = 0; k < 3; k++) {
+      BLK_CHECK(got_wr[k] == exp_wr[k], "%s=%d, expected %d (GO op 0x%02x index %u)", wr_name[k],
+                got_wr[k], exp_wr[k], go_op, go_idx);
+      if (got_wr[k] && exp_wr[k]) {
+        strobes[k]++;
+        BLK_CHECK(top.cmd_idx_o == go_idx, "%s: cmd_idx_o=%u, expected %u", wr_name[k],
+                  top.cmd_idx_o, go_idx);
+        const Bits a = vget(top.cmd_args_o, 7 * 64);
+        for (unsigned i = 0; i < 7; i++)
+          BLK_CHECK(a.get(64 * i, 64) == args[i], "%s: ARG%u=0x%016llx, expected 0x%016llx",
+                    wr_name[k], i, (unsigned long long)a.get(64 * i, 64),
+                    (unsigned long long)args[i]);
+      }
+    }
+
+    // ---- reads: the expected answer for the next cycle
+    if (take && !cur.we) {
+      rd_pending = true;
+      rd_op = cur;
+      reads++;
+      const uint16_t a = cur.addr;
+      uint64_t v = 0;
+      if (a == RegDevId) {
+        v = kDevId;
+      } else if (a == RegCaps) {
+        v = caps_ref();
+      } else if (a == RegPortMac) {
+        v = mac;
+      } else if (a == RegPortIp) {
+        v = ip;
+      } else if (a >= RegCmdArg0 && a < RegCmdGo) {
+        v = kArgsReadBack ? args[(a - RegCmdArg0) / 8] : 0;
+        arg_reads++;
+      } else if (a == RegCmdStatus) {
+        v = (uint64_t)result << 8;  // busy is never set: commands finish at once
+      } else if (a == RegCmdOut0 || a == RegCmdOut0 + 8) {
+        // The OUT registers show the queried QP as the inputs showed it in
+        // the previous cycle, so a read in the cycle right after the GO sees
+        // the previous query's QP (the driver always reads CMD_STATUS first).
+        v = a == RegCmdOut0 ? seen_prev.state : seen_prev.psn;
+        out_reads++;
+        if (prev_query && !(prev_fresh == seen_prev)) stale_out++;
+      } else if (a >= RegCntTx && a <= RegCntTx + 0x18) {
+        v = cnt[(a - RegCntTx) / 8];
+      }
+      rd_exp = v;
+    }
+
+    top.clk_i = 1;
+    top.eval();
+
+    // ---- model after the edge
+    seen_prev = now_view;
+    prev_query = false;
+    if (take) {
+      ops++;
+      have = false;
+      if (cur.we) {
+        writes++;
+        const uint16_t a = cur.addr;
+        if (a == RegPortMac) mac = cur.data & 0xFFFFFFFFFFFFull;
+        if (a == RegPortIp) ip = (uint32_t)cur.data;
+        if (a >= RegCmdArg0 && a < RegCmdGo) args[(a - RegCmdArg0) / 8] = cur.data;
+        if (a == RegSqDb) sq_host.push_back(cur.data);
+        if (a == RegRqDb) rq_host.push_back(cur.data);
+        if (a == RegDevId || a == RegCaps || a == RegCmdStatus || a == RegCmdOut0 ||
+            a == RegCmdOut0 + 8 || a == RegCntTx || a == RegCntTx + 0x18 || !mapped(a))
+          ro_writes++;
+        if (go) {
+          const bool good = go_op == CmdQpWrite || go_op == CmdQpQuery || go_op == CmdCqWrite ||
+                            go_op == CmdMrWrite;
+          const unsigned lim = go_op == CmdCqWrite ? NCQ : go_op == CmdMrWrite ? NMR : NQP;
+          result = !good ? 1 : go_idx >= lim ? 2 : 0;
+          bad_op += result == 1;
+          bad_idx += result == 2;
+          if (go_op == CmdQpQuery) {
+            qidx = go_idx;
+            prev_query = true;
+            prev_fresh = view_of(go_idx);
+          }
+        }
+      }
+    }
+  }
+
+  // ---- every doorbell exactly once, in order
+  auto cmp_db = [&](const char *q, const std::vector<uint64_t> &host,
+                    const std::vector<uint64_t> &seen) {
+    BLK_CHECK(host.size() == seen.size(), "%s: %zu doorbells written, %zu delivered", q,
+              host.size(), seen.size());
+    for (size_t i = 0; i < std::min(host.size(), seen.size()); i++)
+      if (host[i] != seen[i]) {
+        fail("%s doorbell #%zu: delivered 0x%016llx, written 0x%016llx", q, i,
+             (unsigned long long)seen[i], (unsigned long long)host[i]);
+        break;
+      }
+  };
+  cmp_db("SQ", sq_host, sq_seen);
+  cmp_db("RQ", rq_host, rq_seen);
+  BLK_CHECK(ops == kOps, "only %u of %u MMIO operations done", ops, kOps);
+  BLK_CHECK(strobes[0] > 100 && strobes[1] > 100 && strobes[2] > 100 && bad_op > 50 &&
+                bad_idx > 100 && out_reads > 300 && stale_out > 10 && sq_host.size() > 3000 &&
+                rq_host.size() > 3000 && cq_dbs > 500 && db_stalls > 1000 && ro_writes > 200,
+            "weak coverage: strobes %u/%u/%u, bad op %u, bad index %u, OUT reads %u (%u right "
+            "after GO), doorbells %zu/%zu/%u, %u stall cycles, %u writes to RO/unmapped",
+            strobes[0], strobes[1], strobes[2], bad_op, bad_idx, out_reads, stale_out,
+            sq_host.size(), rq_host.size(), cq_dbs, db_stalls, ro_writes);
+  info("NQp=%u NCq=%u NMr=%u DataW=%u MaxRdOut=%u: CAPS 0x%016llx", NQP, NCQ, NMR, DATAW, MAXRD,
+       (unsigned long long)caps_ref());
+  info(
+      "%u MMIO ops (%u reads, %u writes): QP/CQ/MR strobes %u/%u/%u, bad op %u, bad index %u; "
+      "doorbells SQ %zu RQ %zu CQ %u, %u cycles of doorbell back-pressure; %u OUT reads",
+      ops, reads, writes, strobes[0], strobes[1], strobes[2], bad_op, bad_idx, sq_host.size(),
+      rq_host.size(), cq_dbs, db_stalls, out_reads);
+  info(
+      "note: %u CMD_OUT reads in the cycle right after a QP_QUERY GO returned the previous "
+      "query's QP (OUT registers lag the GO by one cycle)",
+      stale_out);
+  if (!kArgsReadBack)
+    info(
+        "note: %u CMD_ARG reads returned 0 (docs/formats.md says RW; rnic_mmio does not read "
+        "them back)",
+        arg_reads);
+  top.final();
+  return finish();
+}
