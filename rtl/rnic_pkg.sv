@@ -40,6 +40,31 @@ package rnic_pkg;
   localparam logic [7:0] OpReadRespLast = 8'h0f;
   localparam logic [7:0] OpReadRespOnly = 8'h10;
   localparam logic [7:0] OpAck = 8'h11;
+  localparam logic [7:0] OpAtomicAck = 8'h12;
+  localparam logic [7:0] OpCmpSwap = 8'h13;
+  localparam logic [7:0] OpFetchAdd = 8'h14;
+  localparam logic [7:0] OpSendLastInv = 8'h16;
+  localparam logic [7:0] OpSendOnlyInv = 8'h17;
+  // UC: the RC SEND/WRITE codes with transport bits 001 (IBA table 38)
+  localparam logic [7:0] OpUcSendFirst = 8'h20;
+  localparam logic [7:0] OpUcSendMiddle = 8'h21;
+  localparam logic [7:0] OpUcSendLast = 8'h22;
+  localparam logic [7:0] OpUcSendLastImm = 8'h23;
+  localparam logic [7:0] OpUcSendOnly = 8'h24;
+  localparam logic [7:0] OpUcSendOnlyImm = 8'h25;
+  localparam logic [7:0] OpUcWriteFirst = 8'h26;
+  localparam logic [7:0] OpUcWriteMiddle = 8'h27;
+  localparam logic [7:0] OpUcWriteLast = 8'h28;
+  localparam logic [7:0] OpUcWriteLastImm = 8'h29;
+  localparam logic [7:0] OpUcWriteOnly = 8'h2a;
+  localparam logic [7:0] OpUcWriteOnlyImm = 8'h2b;
+  // UD
+  localparam logic [7:0] OpUdSendOnly = 8'h64;
+  localparam logic [7:0] OpUdSendOnlyImm = 8'h65;
+  // Transport field of the opcode, bits [7:5]
+  localparam logic [2:0] TrRc = 3'b000;
+  localparam logic [2:0] TrUc = 3'b001;
+  localparam logic [2:0] TrUd = 3'b011;
 
   // AETH syndromes (IBA 9.7.5.1.1): [7:5] type, [4:0] value
   localparam logic [7:0] AethAck = 8'h1f;         // ACK, credits "unlimited"
@@ -90,6 +115,10 @@ package rnic_pkg;
   localparam logic [7:0] WcOpSend = 8'd0;
   localparam logic [7:0] WcOpWrite = 8'd1;
   localparam logic [7:0] WcOpRead = 8'd2;
+  localparam logic [7:0] WcOpCompSwap = 8'd3;
+  localparam logic [7:0] WcOpFetchAdd = 8'd4;
+  localparam logic [7:0] WcOpBindMw = 8'd5;
+  localparam logic [7:0] WcOpLocalInv = 8'd6;
   localparam logic [7:0] WcOpRecv = 8'd128;
   localparam logic [7:0] WcOpRecvImm = 8'd129;
 
@@ -108,6 +137,8 @@ package rnic_pkg;
 
   // QP types: the values of enum ibv_qp_type
   localparam logic [2:0] QptRc = 3'd2;
+  localparam logic [2:0] QptUc = 3'd3;
+  localparam logic [2:0] QptUd = 3'd4;
 
   // Memory access rights: the bits of enum ibv_access_flags
   localparam int unsigned AccLocalWrite = 0;
@@ -231,8 +262,19 @@ package rnic_pkg;
     logic         ev_first;
     logic         ev_last;
     logic [15:0]  wqe_idx;
+    // AtomicETH (swap or add operand, compare operand); AtomicAckETH carries
+    // the original value in atomic_swap.
+    logic [63:0]  atomic_swap;
+    logic [63:0]  atomic_cmp;
+    // UD: DETH Q_Key, and the address handle's destination in place of the
+    // QP context's (ud_en selects it). IETH travels in imm.
+    logic [31:0]  qkey;
+    logic         ud_en;
+    logic [23:0]  ud_dqpn;
+    logic [31:0]  ud_dip;
+    logic [47:0]  ud_dmac;
   } txd_t;
-  localparam int unsigned TxdW = 592;
+  localparam int unsigned TxdW = 857;
 
   // One received, parsed and ICRC-checked packet.
   typedef struct packed {
@@ -249,8 +291,14 @@ package rnic_pkg;
     logic [7:0]  aeth_syn;
     logic [23:0] aeth_msn;
     logic [31:0] src_ip;
+    // AtomicETH operands (AtomicAckETH: original value in atomic_swap),
+    // DETH. IETH arrives in imm.
+    logic [63:0] atomic_swap;
+    logic [63:0] atomic_cmp;
+    logic [31:0] qkey;
+    logic [23:0] src_qp;
   } rx_desc_t;
-  localparam int unsigned RxDescW = 295;
+  localparam int unsigned RxDescW = 479;
   // RX frame slots: one being received, one in the engine, one being placed.
   localparam int unsigned RxSlots = 3;
   localparam int unsigned RxSlotW = 2;
@@ -322,39 +370,68 @@ package rnic_pkg;
     endcase
   endfunction
 
-  // Extension header bytes that follow the BTH, by opcode.
+  // Extension header bytes that follow the BTH, by opcode. UC uses the RC
+  // SEND/WRITE codes (only those are known for UC, see op_is_known).
   function automatic logic [6:0] ext_hdr_bytes(input logic [7:0] op);
-    unique case (op)
-      OpWriteFirst, OpWriteOnly, OpReadReq: ext_hdr_bytes = 7'd16;     // RETH
-      OpWriteOnlyImm: ext_hdr_bytes = 7'd20;                           // RETH + ImmDt
-      OpSendLastImm, OpSendOnlyImm, OpWriteLastImm: ext_hdr_bytes = 7'd4;  // ImmDt
-      OpReadRespFirst, OpReadRespLast, OpReadRespOnly, OpAck: ext_hdr_bytes = 7'd4;  // AETH
-      default: ext_hdr_bytes = 7'd0;
-    endcase
+    ext_hdr_bytes = 7'd0;
+    if (op[7:5] == TrUd) begin
+      ext_hdr_bytes = (op == OpUdSendOnlyImm) ? 7'd12 : 7'd8;           // DETH (+ ImmDt)
+    end else if ((op[7:5] == TrRc) || (op[7:5] == TrUc)) begin
+      unique case ({3'b000, op[4:0]})
+        OpWriteFirst, OpWriteOnly, OpReadReq: ext_hdr_bytes = 7'd16;     // RETH
+        OpWriteOnlyImm: ext_hdr_bytes = 7'd20;                           // RETH + ImmDt
+        OpSendLastImm, OpSendOnlyImm, OpWriteLastImm: ext_hdr_bytes = 7'd4;  // ImmDt
+        OpReadRespFirst, OpReadRespLast, OpReadRespOnly, OpAck: ext_hdr_bytes = 7'd4;  // AETH
+        OpAtomicAck: ext_hdr_bytes = 7'd12;                              // AETH + AtomicAckETH
+        OpCmpSwap, OpFetchAdd: ext_hdr_bytes = 7'd28;                    // AtomicETH
+        OpSendLastInv, OpSendOnlyInv: ext_hdr_bytes = 7'd4;              // IETH
+        default: ext_hdr_bytes = 7'd0;
+      endcase
+    end
   endfunction
 
+  // Opcodes this RNIC understands: RC 0x00-0x14, 0x16, 0x17; UC 0x20-0x2b;
+  // UD 0x64, 0x65.
   function automatic logic op_is_known(input logic [7:0] op);
-    op_is_known = (op <= OpAck);
+    op_is_known = ((op[7:5] == TrRc) && ((op <= OpFetchAdd) || (op == OpSendLastInv) ||
+                                        (op == OpSendOnlyInv))) ||
+                  ((op[7:5] == TrUc) && (op[4:0] <= 5'h0b)) ||
+                  (op == OpUdSendOnly) || (op == OpUdSendOnlyImm);
   endfunction
 
   // Responses travel to the completer, requests to the responder.
   function automatic logic op_is_response(input logic [7:0] op);
-    op_is_response = (op >= OpReadRespFirst) && (op <= OpAck);
+    op_is_response = (op >= OpReadRespFirst) && (op <= OpAtomicAck);
   endfunction
 
   function automatic logic op_has_imm(input logic [7:0] op);
-    op_has_imm = (op == OpSendLastImm) || (op == OpSendOnlyImm) ||
-                 (op == OpWriteLastImm) || (op == OpWriteOnlyImm);
+    op_has_imm = (((op[7:5] == TrRc) || (op[7:5] == TrUc)) &&
+                  ((op[4:0] == OpSendLastImm[4:0]) || (op[4:0] == OpSendOnlyImm[4:0]) ||
+                   (op[4:0] == OpWriteLastImm[4:0]) || (op[4:0] == OpWriteOnlyImm[4:0]))) ||
+                 (op == OpUdSendOnlyImm);
   endfunction
 
   function automatic logic op_has_reth(input logic [7:0] op);
-    op_has_reth = (op == OpWriteFirst) || (op == OpWriteOnly) ||
-                  (op == OpWriteOnlyImm) || (op == OpReadReq);
+    op_has_reth = ((op[7:5] == TrRc) || (op[7:5] == TrUc)) &&
+                  ((op[4:0] == OpWriteFirst[4:0]) || (op[4:0] == OpWriteOnly[4:0]) ||
+                   (op[4:0] == OpWriteOnlyImm[4:0]) || (op[4:0] == OpReadReq[4:0]));
   endfunction
 
   function automatic logic op_has_aeth(input logic [7:0] op);
     op_has_aeth = (op == OpReadRespFirst) || (op == OpReadRespLast) ||
-                  (op == OpReadRespOnly) || (op == OpAck);
+                  (op == OpReadRespOnly) || (op == OpAck) || (op == OpAtomicAck);
+  endfunction
+
+  function automatic logic op_has_atomic_eth(input logic [7:0] op);
+    op_has_atomic_eth = (op == OpCmpSwap) || (op == OpFetchAdd);
+  endfunction
+
+  function automatic logic op_has_ieth(input logic [7:0] op);
+    op_has_ieth = (op == OpSendLastInv) || (op == OpSendOnlyInv);
+  endfunction
+
+  function automatic logic op_has_deth(input logic [7:0] op);
+    op_has_deth = (op == OpUdSendOnly) || (op == OpUdSendOnlyImm);
   endfunction
 
   // 24-bit PSN order: a is at or after b (within half the space).

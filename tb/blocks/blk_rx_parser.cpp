@@ -25,7 +25,7 @@ constexpr unsigned kBytes = DATAW / 8;
 #ifndef NSLOTS
 #define NSLOTS 3
 #endif
-constexpr unsigned kRxDescW = 295;
+constexpr unsigned kRxDescW = 479;
 constexpr unsigned kSlots = NSLOTS;
 constexpr unsigned kSlotW = kSlots > 2 ? 2 : 1;
 constexpr unsigned kPktW = kRxDescW + 8 + kSlotW;
@@ -130,7 +130,12 @@ int main(int argc, char **argv) {
         k.ethertype = r.chance(0.5) ? 0x86DD : 0x8915;
         break;
       case kBadOpcode:
-        k.opcode = (uint8_t)r.range(OpAck + 1, 0xFF);
+        // Codes no transport of this RNIC defines (RC 0x15, 0x18-0x1f,
+        // UC 0x2c-0x3f, RD, UD other than 0x64/0x65, CNP, vendor).
+        do {
+          k.opcode = (uint8_t)r.range(0x15, 0xFF);
+        } while (k.opcode == 0x16 || k.opcode == 0x17 || (k.opcode >= 0x20 && k.opcode <= 0x2b) ||
+                 k.opcode == 0x64 || k.opcode == 0x65);
         break;
       case kBadTver:
         k.tver = (uint8_t)r.range(1, 15);

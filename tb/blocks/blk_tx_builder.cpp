@@ -17,7 +17,7 @@ using namespace blk;
 #define DATAW 256
 #endif
 constexpr unsigned kBytes = DATAW / 8;
-constexpr unsigned kTxdW = 592;
+constexpr unsigned kTxdW = 857;
 
 namespace {
 
@@ -67,7 +67,14 @@ Bits pack_txd(const Txd &t) {
       .fb(cl)
       .f(1, t.evf)
       .f(1, t.evl)
-      .f(16, t.idx);
+      .f(16, t.idx)
+      .f(64, 0)   // atomic_swap
+      .f(64, 0)   // atomic_cmp
+      .f(32, 0)   // qkey
+      .f(1, 0)    // ud_en
+      .f(24, 0)   // ud_dqpn
+      .f(32, 0)   // ud_dip
+      .f(48, 0);  // ud_dmac
   return p.done();
 }
 
