@@ -18,6 +18,16 @@ uint64_t rnic_verbs_sim_cycle(void);
 /* Datapath width of the RNIC in bits (DataW). */
 unsigned int rnic_verbs_data_bits(void);
 
+/*
+ * Trace window around code of interest (version node RNIC_VERBS_1.1): with
+ * RNIC_TRACE=<file.fst> set, the waveform holds the cycles simulated between
+ * rnic_verbs_trace_begin() and rnic_verbs_trace_end() (calls nest). With
+ * RNIC_TRACE_API=1 nothing before the first begin is dumped; without it the
+ * trace also holds everything up to that begin (docs/observability.md).
+ */
+void rnic_verbs_trace_begin(void);
+void rnic_verbs_trace_end(void);
+
 #ifdef __cplusplus
 }
 #endif

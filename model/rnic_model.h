@@ -38,20 +38,44 @@ struct rnic_sim_cfg {
 	unsigned int mmio_latency;       /* cycles before a posted MMIO write reaches the RTL, default 8 */
 };
 
-/* Event kinds reported by the RTL trace ports (docs/interfaces.md). */
+/*
+ * Event kinds. 0..4 are reported by the RTL trace ports (docs/interfaces.md);
+ * the model adds what it observes at the RTL's ports (docs/observability.md):
+ * doorbell writes taken by the RTL and frames on the wire, parsed down to the
+ * BTH and attributed to the WR whose first/last packet they are.
+ */
 enum rnic_sim_event {
-	RNIC_EV_WQE_FETCHED = 0,
-	RNIC_EV_TX_FIRST = 1,
-	RNIC_EV_TX_LAST = 2,
-	RNIC_EV_SEND_CQE = 3,
-	RNIC_EV_RECV_CQE = 4,
+	RNIC_EV_WQE_FETCHED = 0,	/* send WQE (qpn, idx) fetched */
+	RNIC_EV_TX_FIRST = 1,		/* its first packet left TX */
+	RNIC_EV_TX_LAST = 2,		/* its last packet left TX */
+	RNIC_EV_SEND_CQE = 3,		/* send CQE (qpn, idx) written */
+	RNIC_EV_RECV_CQE = 4,		/* receive CQE (qpn, idx) written */
+	/* Observed by the model: */
+	RNIC_EV_SQ_DB = 5,		/* SQ_DB taken by the RTL; idx = producer index */
+	RNIC_EV_RQ_DB = 6,		/* RQ_DB taken by the RTL; idx = producer index */
+	RNIC_EV_PEER_FIRST = 7,		/* first packet of send WQE (qpn, idx) of @node:
+					 * its first beat taken by the peer's RX */
+	RNIC_EV_PEER_LAST = 8,		/* last packet: its last beat taken by the peer */
+	RNIC_EV_ACKED = 9,		/* the ACK, NAK or last READ response that covers
+					 * send WQE (qpn, idx) taken by @node's RX */
+	RNIC_EV_RECV_FIRST = 10,	/* a message that consumes a receive WQE of
+					 * (node, qpn) started arriving (first beat); idx 0 */
+	RNIC_EV_RECV_LAST = 11,		/* ... and ended (last beat of its last packet) */
+	RNIC_EV_KINDS = 12,
 };
 
+/* @cycle is the edge of the event. Events are delivered after that edge, in
+ * the order they happened (RECV_FIRST comes with RECV_LAST, with its own
+ * earlier cycle). The model only observes frames for the RNIC_EV_PEER_*,
+ * ACKED and RECV_* kinds while an event callback is set. */
 typedef void (*rnic_sim_event_cb)(void *arg, unsigned int node, unsigned int kind,
 				  uint32_t qpn, uint32_t wqe_idx, uint64_t cycle);
 
 void rnic_sim_default_cfg(struct rnic_sim_cfg *cfg);
-/* cfg may be NULL for the defaults. Environment: RNIC_TRACE=<file.fst> starts tracing. */
+/* cfg may be NULL for the defaults. Environment (docs/time-model.md):
+ * RNIC_TRACE=<file.fst> starts tracing, RNIC_TRACE_NODES, RNIC_TRACE_START,
+ * RNIC_TRACE_END, RNIC_TRACE_QPN, RNIC_TRACE_CYCLES and RNIC_TRACE_API limit
+ * it; RNIC_PCAP captures frames; RNIC_PROGRESS prints progress. */
 struct rnic_sim *rnic_sim_create(const struct rnic_sim_cfg *cfg);
 void rnic_sim_destroy(struct rnic_sim *sim);
 
@@ -96,6 +120,30 @@ void rnic_sim_set_event_cb(struct rnic_sim *sim, rnic_sim_event_cb cb, void *arg
 int rnic_sim_trace_open(struct rnic_sim *sim, const char *path);
 void rnic_sim_trace_close(struct rnic_sim *sim);
 
+/*
+ * Trace windows. Without any window every cycle is dumped. Once a window is
+ * set, only the cycles inside at least one of them are dumped: a cycle range,
+ * a doorbell trigger, or begin/end calls around code of interest. Times in
+ * the file stay absolute (edge c at (c + 8) * 4000 + 2000 ps). Windows never
+ * change what is simulated: cycle counts are the same with tracing on or off.
+ */
+/* Only the nodes whose bit is set in @node_mask (bit n = node n). */
+int rnic_sim_trace_open_nodes(struct rnic_sim *sim, const char *path, uint32_t node_mask);
+/* Dump the edges start <= c < end (end 0: no end). start == end == 0 removes it. */
+void rnic_sim_trace_window(struct rnic_sim *sim, uint64_t start, uint64_t end);
+/* Dump @cycles cycles from every SQ doorbell write that software posts for QP
+ * @qpn (-1: any QP) of @node (-1: any node); each doorbell extends the window.
+ * @cycles 0 removes the trigger. */
+void rnic_sim_trace_trigger(struct rnic_sim *sim, int node, int64_t qpn, uint64_t cycles);
+/* Dump from now until the matching rnic_sim_trace_end() (calls nest). The
+ * first begin makes the trace windowed from then on; set RNIC_TRACE_API=1
+ * (or call rnic_sim_trace_api_only()) to dump nothing before it. */
+void rnic_sim_trace_begin(struct rnic_sim *sim);
+void rnic_sim_trace_end(struct rnic_sim *sim);
+void rnic_sim_trace_api_only(struct rnic_sim *sim);
+/* 1 if the next cycle will be dumped into an open trace. */
+int rnic_sim_trace_dumping(const struct rnic_sim *sim);
+
 /* Additions. */
 
 /* Frames sent by @node that matched no node's IPv4 address (or were too
@@ -112,6 +160,20 @@ uint64_t rnic_sim_protocol_errors(const struct rnic_sim *sim, unsigned int node)
  * RNIC_PCAP=<file.pcap> opens it at creation. Returns 0 or -errno. */
 int rnic_sim_pcap_open(struct rnic_sim *sim, const char *path);
 void rnic_sim_pcap_close(struct rnic_sim *sim);
+/* The link of @node into a pcap file of its own: every frame its TX sent
+ * (timestamp: its last beat) and every frame its RX took (its last beat), as
+ * the RTL's ports saw them. Environment: RNIC_PCAP=<directory>/ (a trailing
+ * slash or an existing directory) writes <directory>/node<n>.pcap per node
+ * instead of the one file. Returns 0 or -errno. */
+int rnic_sim_pcap_open_link(struct rnic_sim *sim, unsigned int node, const char *path);
+void rnic_sim_pcap_close_link(struct rnic_sim *sim, unsigned int node);
+
+/* CQEs written by @node's RTL (send + receive), counted at the trace port. */
+uint64_t rnic_sim_cqes(const struct rnic_sim *sim, unsigned int node);
+/* Print progress on stderr every @seconds of wall-clock time (0 stops it):
+ * simulated cycles, CQEs written, simulated cycles per second. Environment:
+ * RNIC_PROGRESS=<seconds>. Printing never changes what is simulated. */
+void rnic_sim_progress(struct rnic_sim *sim, double seconds);
 
 #ifdef __cplusplus
 }

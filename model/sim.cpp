@@ -26,9 +26,17 @@
  * first one after it. Waveforms are dumped after each level with a 250 MHz
  * clock, so edge c rises at (c + kResetCycles) * 4000 + 2000 ps.
  *
+ * Trace windows: every level is dumped only while dump_on_ is set, which is
+ * decided once per cycle from the windows (cycle range, doorbell trigger,
+ * begin/end calls; trace_gate()). Skipping dumps is safe: Verilator's FST
+ * writer emits on the next dump whatever changed since the last one, and
+ * whether a level is dumped never changes what the RTL computes.
+ *
  * Environment: RNIC_TRACE / RNIC_PCAP open a waveform / packet capture when a
  * simulation is created; the k-th simulation of the process (k >= 1) writes
- * "<name>.simK.<ext>" so that it does not overwrite the first. The global
+ * "<name>.simK.<ext>" so that it does not overwrite the first.
+ * RNIC_TRACE_NODES/_START/_END/_QPN/_CYCLES/_API limit the waveform,
+ * RNIC_PROGRESS prints progress (env_trace(), env_progress()). The global
  * simulation also takes its configuration from RNIC_NODES, RNIC_MEM_*,
  * RNIC_WIRE_* and RNIC_MMIO_LATENCY (see env_cfg()).
  *
@@ -39,18 +47,22 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/stat.h>
 #include <type_traits>
 #include <utility>
 
 #include "Vrnic_top.h"
 #include "host_mem.h"
 #include "mmio.h"
+#include "monitor.h"
 #include "sim_util.h"
 #include "verilated_fst_c.h"
 #include "wire.h"
@@ -62,8 +74,11 @@ namespace {
 constexpr uint64_t kHalfPeriodPs = 2000;	/* 250 MHz */
 constexpr unsigned kResetCycles = 8;
 constexpr uint64_t kMmioReadTimeout = 100000;
-constexpr unsigned kEvKinds = 5;
-constexpr uint8_t kIrqKind = 0xff;		/* marks an interrupt in pending_cb */
+constexpr unsigned kEvKinds = 5;		/* kinds the RTL reports */
+constexpr uint8_t kIrqKind = 0xff;		/* marks an interrupt in pend */
+constexpr uint64_t kNoCycle = ~0ull;
+constexpr uint64_t kProgressStride = 1024;	/* cycles between clock reads */
+constexpr uint64_t kDefaultTriggerCycles = 4000;
 
 using port_data_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().dma_wr_data_o)>;
 using port_keep_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().tx_keep_o)>;
@@ -86,14 +101,7 @@ struct node {
 	mmio io;
 	uint64_t irqs = 0;
 	uint64_t mmio_timeouts = 0;
-};
-
-/* Callbacks are collected during the edge and called after it. */
-struct pending_cb {
-	uint32_t qpn;	/* CQN for an interrupt */
-	uint32_t idx;
-	uint8_t node;
-	uint8_t kind;
+	uint64_t cqes = 0;
 };
 
 unsigned warn_budget = 20;
@@ -135,15 +143,58 @@ struct rnic_sim {
 			finish_seen = true;
 		}
 	}
-	int trace_open(const char *path);
+	int trace_open(const char *path, uint32_t node_mask);
 	void trace_close();
+	/* Whether edge @c is inside the trace windows. */
+	bool trace_gate(uint64_t c) const
+	{
+		if (api_depth)
+			return true;
+		if (!windowed)
+			return true;
+		if (c >= tr_start && c < tr_end)
+			return true;
+		return trig_until != kNoCycle && c < trig_until;
+	}
+	void doorbell_posted(unsigned node, uint32_t qpn)
+	{
+		if (!trig_cycles || (trig_node >= 0 && (unsigned)trig_node != node) ||
+		    (trig_qpn >= 0 && (uint32_t)trig_qpn != qpn))
+			return;
+		uint64_t until = cycle + trig_cycles;
+
+		if (trig_until == kNoCycle || until > trig_until)
+			trig_until = until;
+	}
+	void update_windowed()
+	{
+		windowed = api_only || tr_end > tr_start || trig_cycles;
+	}
+	void progress(uint64_t c);
 
 	rnic_sim_cfg cfg;
 	std::unique_ptr<VerilatedContext> ctx;
 	std::unique_ptr<node> nodes[RNIC_SIM_MAX_NODES];
 	unsigned n;
 	wire net;
+	monitor mon;
 	std::unique_ptr<VerilatedFstC> tfp;
+
+	/* Trace windows (rnic_model.h). tr_start < tr_end is the cycle range. */
+	uint64_t tr_start = 0, tr_end = 0;
+	int trig_node = -1;
+	int64_t trig_qpn = -1;
+	uint64_t trig_cycles = 0;
+	uint64_t trig_until = kNoCycle;
+	unsigned api_depth = 0;
+	bool api_only = false;
+	bool windowed = false;
+	bool dump_on = true;
+
+	/* Progress on stderr (wall-clock driven, output only). */
+	double prog_interval = 0;
+	std::chrono::steady_clock::time_point prog_t0, prog_last;
+	uint64_t prog_last_cycle = 0;
 
 	uint64_t cycle = 0;	/* edges since reset; the next edge's number */
 	uint64_t half = 0;	/* clock levels evaluated since creation */
@@ -152,15 +203,14 @@ struct rnic_sim {
 	void *irq_arg = nullptr;
 	rnic_sim_event_cb ev_cb = nullptr;
 	void *ev_arg = nullptr;
-	pending_cb pend[RNIC_SIM_MAX_NODES * (kEvKinds + 1)];
-	unsigned npend = 0;
+	std::vector<sim_event> pend;
 	bool in_cb = false;
 	bool finish_seen = false;
 
 private:
 	void dump()
 	{
-		if (tfp)
+		if (dump_on)
 			tfp->dump(half * kHalfPeriodPs);
 		half++;
 		ctx->time(half * kHalfPeriodPs);
@@ -212,8 +262,124 @@ static std::string env_path(const char *path, unsigned k)
 	return p.substr(0, dot) + sfx + p.substr(dot);
 }
 
+static bool env_u64(const char *name, uint64_t *v)
+{
+	const char *s = std::getenv(name);
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	unsigned long long x = std::strtoull(s, &end, 0);
+
+	if (*end || errno) {
+		std::fprintf(stderr, "rnic model: ignoring %s=%s\n", name, s);
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
+/* RNIC_TRACE_* (docs/time-model.md): sets the windows, returns the nodes. */
+static uint32_t env_trace(rnic_sim *sim)
+{
+	uint32_t mask = (1u << sim->n) - 1;
+	const char *s = std::getenv("RNIC_TRACE_NODES");
+	uint64_t a = 0, b = 0;
+
+	if (s && *s && std::strcmp(s, "all")) {
+		uint32_t m = 0;
+		char *end;
+
+		for (const char *p = s; *p; p = *end ? end + 1 : end) {
+			unsigned long x = std::strtoul(p, &end, 10);
+
+			if (end == p || (*end && *end != ',') || x >= sim->n) {
+				std::fprintf(stderr, "rnic model: ignoring RNIC_TRACE_NODES=%s\n", s);
+				m = 0;
+				break;
+			}
+			m |= 1u << x;
+		}
+		if (m)
+			mask = m;
+	}
+	bool hs = env_u64("RNIC_TRACE_START", &a);
+	bool he = env_u64("RNIC_TRACE_END", &b);
+
+	if (hs || he)
+		rnic_sim_trace_window(sim, a, he ? b : 0);
+	s = std::getenv("RNIC_TRACE_QPN");
+	if (s && *s) {
+		int node = -1;
+		int64_t qpn = -1;
+		const char *at = std::strchr(s, '@');
+		std::string q(s, at ? (size_t)(at - s) : std::strlen(s));
+		char *end;
+		bool ok = true;
+
+		if (q != "any") {
+			qpn = (int64_t)std::strtoll(q.c_str(), &end, 0);
+			ok = !q.empty() && !*end && qpn >= 0 && qpn < (1 << 24);
+		}
+		if (at) {
+			node = (int)std::strtol(at + 1, &end, 10);
+			ok = ok && end != at + 1 && !*end && node >= 0 && (unsigned)node < sim->n;
+		}
+		uint64_t cyc = kDefaultTriggerCycles;
+
+		env_u64("RNIC_TRACE_CYCLES", &cyc);
+		if (ok)
+			rnic_sim_trace_trigger(sim, node, qpn, cyc);
+		else
+			std::fprintf(stderr, "rnic model: ignoring RNIC_TRACE_QPN=%s\n", s);
+	}
+	s = std::getenv("RNIC_TRACE_API");
+	if (s && *s && std::strcmp(s, "0"))
+		rnic_sim_trace_api_only(sim);
+	return mask;
+}
+
+/* RNIC_PCAP: one file, or one per node link when it names a directory. */
+static void env_pcap(rnic_sim *sim, const char *e, unsigned k)
+{
+	std::string p(e);
+	struct stat st;
+
+	if (p.back() == '/' || (!stat(e, &st) && S_ISDIR(st.st_mode))) {
+		if (p.back() != '/')
+			p += '/';
+		mkdir(p.c_str(), 0777);	/* may exist */
+		for (unsigned i = 0; i < sim->n; i++) {
+			std::string f = env_path((p + "node" + std::to_string(i) + ".pcap").c_str(), k);
+
+			if (rnic_sim_pcap_open_link(sim, i, f.c_str()))
+				std::fprintf(stderr, "rnic model: cannot open pcap %s\n", f.c_str());
+		}
+		return;
+	}
+	p = env_path(e, k);
+	if (sim->net.pcap_open(p.c_str()))
+		std::fprintf(stderr, "rnic model: cannot open pcap %s\n", p.c_str());
+}
+
+static void env_progress(rnic_sim *sim)
+{
+	const char *s = std::getenv("RNIC_PROGRESS");
+	char *end;
+
+	if (!s || !*s)
+		return;
+	double sec = std::strtod(s, &end);
+
+	if (*end || !(sec >= 0))
+		std::fprintf(stderr, "rnic model: ignoring RNIC_PROGRESS=%s\n", s);
+	else
+		rnic_sim_progress(sim, sec);
+}
+
 rnic_sim::rnic_sim(const rnic_sim_cfg &c)
-	: cfg(c), ctx(new VerilatedContext), n(c.nodes), net(make_wire_cfg(c))
+	: cfg(c), ctx(new VerilatedContext), n(c.nodes), net(make_wire_cfg(c)), mon(c.nodes)
 {
 	static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
 
@@ -244,23 +410,23 @@ rnic_sim::rnic_sim(const rnic_sim_cfg &c)
 		t.rx_last_i = 0;
 	}
 
+	pend.reserve(64);
 	const char *e = std::getenv("RNIC_TRACE");
 
 	if (e && *e) {
 		std::string p = env_path(e, env_trace_seq++);
 
-		if (trace_open(p.c_str()))
+		if (trace_open(p.c_str(), env_trace(this)))
 			std::fprintf(stderr, "rnic model: cannot open trace %s\n", p.c_str());
 	}
 	e = std::getenv("RNIC_PCAP");
-	if (e && *e) {
-		std::string p = env_path(e, env_pcap_seq++);
+	if (e && *e)
+		env_pcap(this, e, env_pcap_seq++);
+	env_progress(this);
 
-		if (net.pcap_open(p.c_str()))
-			std::fprintf(stderr, "rnic model: cannot open pcap %s\n", p.c_str());
-	}
-
-	/* Reset is held over a few edges and released before edge 0. */
+	/* Reset is held over a few edges and released before edge 0; it is
+	 * dumped unless a window starts later. */
+	dump_on = tfp && (!windowed || (tr_end > tr_start && tr_start == 0));
 	for (unsigned k = 0; k < kResetCycles; k++) {
 		for (unsigned i = 0; i < n; i++) {
 			nodes[i]->top->clk_i = 0;
@@ -291,6 +457,9 @@ void rnic_sim::tick()
 {
 	const uint64_t c = cycle;
 
+	dump_on = tfp && trace_gate(c);
+	if (prog_interval > 0 && !(c % kProgressStride))
+		progress(c);
 	net.deliver(c);
 	for (unsigned i = 0; i < n; i++) {
 		node &nd = *nodes[i];
@@ -314,7 +483,7 @@ void rnic_sim::tick()
 	cycle = c + 1;
 	for (unsigned i = 0; i < n; i++)
 		nodes[i]->mem.retire(c);
-	if (npend)
+	if (!pend.empty())
 		dispatch(c);
 }
 
@@ -329,34 +498,58 @@ void rnic_sim::sample(unsigned i, uint64_t c)
 	if (t.irq_valid_o) {
 		nd.irqs++;
 		if (irq_cb)
-			pend[npend++] = {t.irq_cqn_o, 0, (uint8_t)i, kIrqKind};
+			pend.push_back({c, t.irq_cqn_o, 0, (uint8_t)i, kIrqKind});
 	}
-	if (t.ev_valid_o && ev_cb) {
-		for (unsigned k = 0; k < kEvKinds; k++) {
+	if (t.ev_valid_o) {
+		nd.cqes += __builtin_popcount(t.ev_valid_o & (1u << RNIC_EV_SEND_CQE |
+							     1u << RNIC_EV_RECV_CQE));
+		for (unsigned k = 0; ev_cb && k < kEvKinds; k++) {
 			if (!(t.ev_valid_o >> k & 1))
 				continue;
-			pend[npend++] = {port_field(t.ev_qpn_o, 24 * k, 24),
-					 port_field(t.ev_idx_o, 16 * k, 16), (uint8_t)i,
-					 (uint8_t)k};
+			pend.push_back({c, port_field(t.ev_qpn_o, 24 * k, 24),
+					port_field(t.ev_idx_o, 16 * k, 16), (uint8_t)i,
+					(uint8_t)k});
 		}
 	}
+	if (mon.active())
+		mon.sample(i, t, c, pend);
 }
 
 void rnic_sim::dispatch(uint64_t c)
 {
+	(void)c;
 	in_cb = true;
-	for (unsigned j = 0; j < npend; j++) {
-		const pending_cb &p = pend[j];
-
+	for (const sim_event &p : pend) {
 		if (p.kind == kIrqKind) {
 			if (irq_cb)
 				irq_cb(irq_arg, p.node, p.qpn);
 		} else if (ev_cb) {
-			ev_cb(ev_arg, p.node, p.kind, p.qpn, p.idx, c);
+			ev_cb(ev_arg, p.node, p.kind, p.qpn, p.idx, p.cycle);
 		}
 	}
-	npend = 0;
+	pend.clear();
 	in_cb = false;
+}
+
+/* Wall-clock driven printing only: nothing simulated depends on it. */
+void rnic_sim::progress(uint64_t c)
+{
+	using clk = std::chrono::steady_clock;
+	clk::time_point now = clk::now();
+	double dt = std::chrono::duration<double>(now - prog_last).count();
+	double all = std::chrono::duration<double>(now - prog_t0).count();
+	uint64_t cq = 0;
+
+	if (dt < prog_interval)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		cq += nodes[i]->cqes;
+	std::fprintf(stderr, "rnic progress: cycle %llu (%.3f ms simulated), %llu CQEs written, "
+		     "%.3g cycles/s (%.3g over %.1f s)\n",
+		     (unsigned long long)c, (double)c * 4e-6, (unsigned long long)cq,
+		     (double)(c - prog_last_cycle) / dt, all > 0 ? (double)c / all : 0.0, all);
+	prog_last = now;
+	prog_last_cycle = c;
 }
 
 /* Callbacks run between two cycles; they may post MMIO writes and look at
@@ -369,16 +562,17 @@ bool rnic_sim::may_run(const char *what)
 	return false;
 }
 
-int rnic_sim::trace_open(const char *path)
+int rnic_sim::trace_open(const char *path, uint32_t node_mask)
 {
-	if (!path || !*path)
+	if (!path || !*path || !(node_mask & ((1u << n) - 1)))
 		return -EINVAL;
 	trace_close();
 	/* Verilator 5 takes several models of one context in one trace; each
 	 * model's signals sit under its name (node0, node1, ...). */
 	tfp.reset(new VerilatedFstC);
 	for (unsigned i = 0; i < n; i++)
-		nodes[i]->top->trace(tfp.get(), 99);
+		if (node_mask >> i & 1)
+			nodes[i]->top->trace(tfp.get(), 99);
 	tfp->open(path);
 	if (!tfp->isOpen()) {
 		tfp.reset();
@@ -393,6 +587,7 @@ void rnic_sim::trace_close()
 		return;
 	tfp->close();
 	tfp.reset();
+	dump_on = false;
 }
 
 /* ---- C API ---- */
@@ -561,8 +756,11 @@ uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cyc
 
 void rnic_sim_mmio_write(struct rnic_sim *sim, unsigned int node, uint32_t addr, uint64_t val)
 {
-	if (node_ok(sim, node, __func__))
-		sim->nodes[node]->io.post_write(sim->cycle, addr, val);
+	if (!node_ok(sim, node, __func__))
+		return;
+	if (addr == kRegSqDb)
+		sim->doorbell_posted(node, (uint32_t)(val & 0xffffff));
+	sim->nodes[node]->io.post_write(sim->cycle, addr, val);
 }
 
 uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t addr)
@@ -650,11 +848,59 @@ void rnic_sim_set_event_cb(struct rnic_sim *sim, rnic_sim_event_cb cb, void *arg
 {
 	sim->ev_cb = cb;
 	sim->ev_arg = arg;
+	sim->mon.set_events(cb != nullptr);
 }
 
 int rnic_sim_trace_open(struct rnic_sim *sim, const char *path)
 {
-	return sim->trace_open(path);
+	return sim->trace_open(path, ~0u);
+}
+
+int rnic_sim_trace_open_nodes(struct rnic_sim *sim, const char *path, uint32_t node_mask)
+{
+	return sim->trace_open(path, node_mask);
+}
+
+void rnic_sim_trace_window(struct rnic_sim *sim, uint64_t start, uint64_t end)
+{
+	sim->tr_start = start;
+	sim->tr_end = end ? end : (start || end ? kNoCycle : 0);
+	if (sim->tr_end <= sim->tr_start)
+		sim->tr_start = sim->tr_end = 0;
+	sim->update_windowed();
+}
+
+void rnic_sim_trace_trigger(struct rnic_sim *sim, int node, int64_t qpn, uint64_t cycles)
+{
+	sim->trig_node = node;
+	sim->trig_qpn = qpn;
+	sim->trig_cycles = cycles;
+	sim->trig_until = kNoCycle;
+	sim->update_windowed();
+}
+
+void rnic_sim_trace_begin(struct rnic_sim *sim)
+{
+	sim->api_depth++;
+	sim->api_only = true;
+	sim->update_windowed();
+}
+
+void rnic_sim_trace_end(struct rnic_sim *sim)
+{
+	if (sim->api_depth)
+		sim->api_depth--;
+}
+
+void rnic_sim_trace_api_only(struct rnic_sim *sim)
+{
+	sim->api_only = true;
+	sim->update_windowed();
+}
+
+int rnic_sim_trace_dumping(const struct rnic_sim *sim)
+{
+	return sim->tfp && sim->trace_gate(sim->cycle);
 }
 
 void rnic_sim_trace_close(struct rnic_sim *sim)
@@ -672,6 +918,31 @@ int rnic_sim_pcap_open(struct rnic_sim *sim, const char *path)
 void rnic_sim_pcap_close(struct rnic_sim *sim)
 {
 	sim->net.pcap_close();
+}
+
+int rnic_sim_pcap_open_link(struct rnic_sim *sim, unsigned int node, const char *path)
+{
+	if (!node_ok(sim, node, __func__))
+		return -EINVAL;
+	return sim->mon.pcap_open(node, path);
+}
+
+void rnic_sim_pcap_close_link(struct rnic_sim *sim, unsigned int node)
+{
+	if (node_ok(sim, node, __func__))
+		sim->mon.pcap_close(node);
+}
+
+uint64_t rnic_sim_cqes(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_ok(sim, node, __func__) ? sim->nodes[node]->cqes : 0;
+}
+
+void rnic_sim_progress(struct rnic_sim *sim, double seconds)
+{
+	sim->prog_interval = seconds > 0 ? seconds : 0;
+	sim->prog_t0 = sim->prog_last = std::chrono::steady_clock::now();
+	sim->prog_last_cycle = sim->cycle;
 }
 
 } /* extern "C" */

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * monitor.cpp - doorbells and frames at the RTL's ports.
+ *
+ * Attribution rules (docs/observability.md):
+ *   - a doorbell is seen when the RTL takes the MMIO write (valid && ready);
+ *   - a frame on TX belongs to send WQE (qpn, idx) when the RTL's TX_FIRST
+ *     or TX_LAST event fires on its first beat; the peer's RX looks it up by
+ *     (its node, BTH destination QPN, PSN) and reports PEER_FIRST at the
+ *     frame's first beat and PEER_LAST at its last beat;
+ *   - an ACK (opcode 0x11), a READ response LAST/ONLY (0x0f, 0x10) or an
+ *     atomic ACK (0x12) with PSN p, taken by the requester's RX, covers every
+ *     waiting WQE of that QP whose last PSN is <= p; a NAK (AETH syndrome
+ *     011xxxxx) or RNR NAK (001xxxxx) covers those before p and the one that
+ *     holds p. Waiting WQEs are dropped when the RTL writes their CQE (or a
+ *     later one's), so flushed WQEs do not linger;
+ *   - a SEND (any) or WRITE with immediate consumes a receive WQE: its
+ *     arrival is reported as RECV_FIRST/RECV_LAST of (node, QPN);
+ *   - a READ request is one packet, but the requester flags it "last" only
+ *     when the READ fits one path MTU: for a longer READ the monitor adds the
+ *     missing TX_LAST event itself (at the request's first beat, where the
+ *     RTL reports TX_FIRST).
+ * Retransmitted and duplicated frames are not told apart (there is no
+ * retransmission yet); a frame that never arrives leaves an entry behind,
+ * and the table is cleared when it grows past kMaxFlight.
+ */
+#include "monitor.h"
+
+#include <cerrno>
+
+#include "Vrnic_top.h"
+
+namespace rnic {
+
+namespace {
+
+constexpr size_t kHdrBytes = 64;	/* Ethernet..AETH fit in 58 */
+constexpr size_t kMaxFlight = 1u << 16;
+constexpr uint16_t kRoceUdpPort = 4791;
+
+/* BTH opcodes (IBA 9.2, RC). */
+constexpr uint8_t kOpReadReq = 0x0c;
+constexpr uint8_t kOpReadRespFirst = 0x0d;
+constexpr uint8_t kOpReadRespLast = 0x0f;
+constexpr uint8_t kOpReadRespOnly = 0x10;
+constexpr uint8_t kOpAck = 0x11;
+constexpr uint8_t kOpAtomicAck = 0x12;
+
+/* Ev ports: kind k in bit k, QPN in [24k+23:24k], index in [16k+15:16k]. */
+constexpr unsigned kEvTxFirst = 1, kEvTxLast = 2, kEvSendCqe = 3;
+
+inline uint64_t key(unsigned node, uint32_t qpn)
+{
+	return (uint64_t)node << 24 | (qpn & 0xffffff);
+}
+
+inline uint64_t key(unsigned node, uint32_t qpn, uint32_t psn)
+{
+	return key(node, qpn) << 24 | (psn & 0xffffff);
+}
+
+/* PSNs compare modulo 2^24 within half the space. */
+inline bool psn_le(uint32_t a, uint32_t b)
+{
+	return ((b - a) & 0xffffff) < 0x800000;
+}
+
+inline bool psn_lt(uint32_t a, uint32_t b)
+{
+	return a != b && psn_le(a, b);
+}
+
+/* 10.0.0.<n+1> is node n (model/wire.cpp routes the same way). */
+inline int ip_node(uint32_t ip, unsigned nodes)
+{
+	if ((ip & 0xffffff00u) != 0x0a000000u || (ip & 0xff) < 1 || (ip & 0xff) > nodes)
+		return -1;
+	return (int)(ip & 0xff) - 1;
+}
+
+/* Opcodes that start a SEND/WRITE message, and that end one that consumes
+ * a receive WQE (SEND of any kind, WRITE with immediate). */
+inline bool msg_starts(uint8_t op)
+{
+	return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x06 || op == 0x0a ||
+	       op == 0x0b;
+}
+
+inline bool msg_ends_recv(uint8_t op)
+{
+	return op == 0x02 || op == 0x03 || op == 0x04 || op == 0x05 || op == 0x09 ||
+	       op == 0x0b;
+}
+
+inline bool has_aeth(uint8_t op)
+{
+	return op == kOpReadRespFirst || op == kOpReadRespLast || op == kOpReadRespOnly ||
+	       op == kOpAck || op == kOpAtomicAck;
+}
+
+} /* namespace */
+
+monitor::~monitor()
+{
+	for (unsigned i = 0; i < RNIC_SIM_MAX_NODES; i++)
+		pcap_close(i);
+}
+
+void monitor::update()
+{
+	active_ = events_;
+	for (unsigned i = 0; i < n_; i++)
+		if (port_[i].pcap)
+			active_ = true;
+}
+
+bool monitor::parse(const uint8_t *f, size_t len, roce &h)
+{
+	size_t l4, bth;
+
+	if (len < 14 + 20 + 8 + 12 || f[12] != 0x08 || f[13] != 0x00 || f[14] >> 4 != 4)
+		return false;
+	l4 = 14 + (size_t)(f[14] & 15) * 4;
+	bth = l4 + 8;
+	if (f[23] != 17 || len < bth + 12 || (f[l4 + 2] << 8 | f[l4 + 3]) != kRoceUdpPort)
+		return false;
+	h.sip = (uint32_t)f[26] << 24 | f[27] << 16 | f[28] << 8 | f[29];
+	h.dip = (uint32_t)f[30] << 24 | f[31] << 16 | f[32] << 8 | f[33];
+	h.op = f[bth];
+	h.dqpn = (uint32_t)f[bth + 5] << 16 | f[bth + 6] << 8 | f[bth + 7];
+	h.psn = (uint32_t)f[bth + 9] << 16 | f[bth + 10] << 8 | f[bth + 11];
+	h.syn = has_aeth(h.op) && len >= bth + 16 ? f[bth + 12] : 0;
+	return true;
+}
+
+void monitor::sample(unsigned node, const Vrnic_top &t, uint64_t cycle,
+		     std::vector<sim_event> &out)
+{
+	port &p = port_[node];
+	const size_t keep = p.pcap ? SIZE_MAX : kHdrBytes;
+
+	if (events_ && t.mmio_valid_i && t.mmio_ready_o && t.mmio_we_i &&
+	    (t.mmio_addr_i == kRegSqDb || t.mmio_addr_i == kRegRqDb)) {
+		uint64_t v = t.mmio_wdata_i;
+
+		out.push_back({cycle, (uint32_t)(v & 0xffffff), (uint32_t)(v >> 32 & 0xffff),
+			       (uint8_t)node,
+			       (uint8_t)(t.mmio_addr_i == kRegSqDb ? RNIC_EV_SQ_DB : RNIC_EV_RQ_DB)});
+	}
+	/* The CQE of a send WQE ends the wait for its ACK (flushes included). */
+	if (events_ && (t.ev_valid_o >> kEvSendCqe & 1))
+		retire(node, port_field(t.ev_qpn_o, 24 * kEvSendCqe, 24),
+		       (uint16_t)port_field(t.ev_idx_o, 16 * kEvSendCqe, 16));
+
+	if (t.tx_valid_o && t.tx_ready_i) {
+		unsigned n = __builtin_popcountll((uint64_t)t.tx_keep_o);
+
+		if (!p.txlen) {
+			bool first = t.ev_valid_o >> kEvTxFirst & 1;
+			bool last = t.ev_valid_o >> kEvTxLast & 1;
+
+			p.tx_first = cycle;
+			p.txtag = {port_field(t.ev_qpn_o, 24 * kEvTxFirst, 24),
+				   (uint16_t)port_field(t.ev_idx_o, 16 * kEvTxFirst, 16),
+				   (uint8_t)node, first, last};
+		}
+		if (p.txhave == p.txlen && p.txhave < keep) {
+			size_t c = std::min<size_t>(n, keep - p.txhave);
+
+			if (p.tx.size() < p.txhave + c)
+				p.tx.resize(p.txhave + c + 4096);
+			std::memcpy(p.tx.data() + p.txhave, port_bytes(t.tx_data_o), c);
+			p.txhave += c;
+		}
+		p.txlen += n;
+		if (t.tx_last_o) {
+			tx_frame(node, cycle, out);
+			p.txlen = p.txhave = 0;
+		}
+	}
+	if (t.rx_valid_i && t.rx_ready_o) {
+		unsigned n = __builtin_popcountll((uint64_t)t.rx_keep_i);
+
+		if (!p.rxlen)
+			p.rx_first = cycle;
+		if (p.rxhave == p.rxlen && p.rxhave < keep) {
+			size_t c = std::min<size_t>(n, keep - p.rxhave);
+
+			if (p.rx.size() < p.rxhave + c)
+				p.rx.resize(p.rxhave + c + 4096);
+			std::memcpy(p.rx.data() + p.rxhave, port_bytes(t.rx_data_i), c);
+			p.rxhave += c;
+		}
+		p.rxlen += n;
+		if (t.rx_last_i) {
+			rx_frame(node, cycle, out);
+			p.rxlen = p.rxhave = 0;
+		}
+	}
+}
+
+void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out)
+{
+	port &p = port_[node];
+	tag &tg = p.txtag;
+	roce h;
+	int dst;
+
+	if (p.pcap && p.txhave == p.txlen)
+		pcap_frame(p.pcap, cycle, p.tx.data(), p.txhave);
+	if (!events_ || !(tg.first || tg.last) || !parse(p.tx.data(), p.txhave, h))
+		return;
+	dst = ip_node(h.dip, n_);
+	if (dst < 0)
+		return;
+	if (h.op == kOpReadReq && tg.first && !tg.last) {
+		tg.last = true;
+		out.push_back({p.tx_first, tg.qpn, tg.idx, (uint8_t)node, RNIC_EV_TX_LAST});
+	}
+	if (flight_.size() >= kMaxFlight)
+		flight_.clear();
+	flight_[key(dst, h.dqpn, h.psn)] = tg;
+
+	std::deque<wr> &q = wait_[key(node, tg.qpn)];
+
+	if (tg.first)
+		q.push_back({h.psn, h.psn, tg.idx, false});
+	if (tg.last) {
+		for (auto it = q.rbegin(); it != q.rend(); ++it) {
+			if (it->idx != tg.idx)
+				continue;
+			/* A READ is answered up to its request PSN + responses - 1:
+			 * its last response (PSN >= the request's) covers it. */
+			it->last_psn = h.psn;
+			it->have_last = true;
+			break;
+		}
+	}
+}
+
+void monitor::rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out)
+{
+	port &p = port_[node];
+	roce h;
+
+	if (p.pcap && p.rxhave == p.rxlen)
+		pcap_frame(p.pcap, cycle, p.rx.data(), p.rxhave);
+	if (!events_ || !parse(p.rx.data(), p.rxhave, h))
+		return;
+
+	auto f = flight_.find(key(node, h.dqpn, h.psn));
+
+	if (f != flight_.end()) {
+		const tag &tg = f->second;
+
+		if (tg.first)
+			out.push_back({p.rx_first, tg.qpn, tg.idx, tg.node, RNIC_EV_PEER_FIRST});
+		if (tg.last)
+			out.push_back({cycle, tg.qpn, tg.idx, tg.node, RNIC_EV_PEER_LAST});
+		flight_.erase(f);
+	}
+
+	if (h.op == kOpAck || h.op == kOpReadRespLast || h.op == kOpReadRespOnly ||
+	    h.op == kOpAtomicAck) {
+		auto w = wait_.find(key(node, h.dqpn));
+		unsigned cls = h.syn >> 5;
+		bool nak = h.op == kOpAck && (cls == 3 || cls == 1);
+
+		if (w != wait_.end()) {
+			std::deque<wr> &q = w->second;
+
+			while (!q.empty() && q.front().have_last) {
+				const wr &x = q.front();
+				bool covered = nak ? (psn_lt(x.last_psn, h.psn) ||
+						      (psn_le(x.first_psn, h.psn) &&
+						       psn_le(h.psn, x.last_psn)))
+						   : psn_le(x.last_psn, h.psn);
+
+				if (!covered)
+					break;
+				out.push_back({cycle, h.dqpn, x.idx, (uint8_t)node, RNIC_EV_ACKED});
+				q.pop_front();
+			}
+		}
+	}
+
+	if (h.op <= 0x0b) {
+		if (msg_starts(h.op))
+			msg_first_[key(node, h.dqpn)] = p.rx_first;
+		if (msg_ends_recv(h.op)) {
+			auto m = msg_first_.find(key(node, h.dqpn));
+			uint64_t first = m != msg_first_.end() ? m->second : p.rx_first;
+
+			out.push_back({first, h.dqpn, 0, (uint8_t)node, RNIC_EV_RECV_FIRST});
+			out.push_back({cycle, h.dqpn, 0, (uint8_t)node, RNIC_EV_RECV_LAST});
+		}
+	}
+}
+
+/* Send WQE @idx of (node, qpn) has its CQE: it and those before it are done. */
+void monitor::retire(unsigned node, uint32_t qpn, uint16_t idx)
+{
+	auto w = wait_.find(key(node, qpn));
+
+	if (w == wait_.end())
+		return;
+	std::deque<wr> &q = w->second;
+
+	for (size_t i = 0; i < q.size(); i++) {
+		if (q[i].idx == idx) {
+			q.erase(q.begin(), q.begin() + i + 1);
+			return;
+		}
+	}
+}
+
+/* pcap with nanosecond timestamps, a cycle being 4 ns (as model/wire.cpp). */
+int monitor::pcap_open(unsigned node, const char *path)
+{
+	static const uint32_t hdr[6] = {
+		0xa1b23c4d, 2 | 4u << 16, 0, 0, 65535, 1 /* Ethernet */
+	};
+	FILE *f;
+
+	if (node >= n_ || !path || !*path)
+		return -EINVAL;
+	f = std::fopen(path, "wb");
+	if (!f)
+		return -errno;
+	if (std::fwrite(hdr, sizeof(hdr), 1, f) != 1) {
+		std::fclose(f);
+		return -EIO;
+	}
+	pcap_close(node);
+	port_[node].pcap = f;
+	update();
+	return 0;
+}
+
+void monitor::pcap_close(unsigned node)
+{
+	if (node >= RNIC_SIM_MAX_NODES || !port_[node].pcap)
+		return;
+	std::fclose(port_[node].pcap);
+	port_[node].pcap = nullptr;
+	update();
+}
+
+void monitor::pcap_frame(FILE *f, uint64_t cycle, const uint8_t *p, size_t len)
+{
+	uint64_t ns = cycle * 4;
+	uint32_t rec[4] = {
+		(uint32_t)(ns / 1000000000u), (uint32_t)(ns % 1000000000u),
+		(uint32_t)len, (uint32_t)len
+	};
+
+	std::fwrite(rec, sizeof(rec), 1, f);
+	std::fwrite(p, 1, len, f);
+}
+
+} /* namespace rnic */

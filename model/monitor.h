@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * monitor.h - what the model observes at the RTL's ports, for the per-WR
+ * timeline and the per-link packet captures. Internal to the model.
+ *
+ * The RTL reports five trace events (WQE fetched, first/last packet to TX,
+ * send/receive CQE written). The rest of a WR's life is seen at the ports:
+ * the doorbell write the RTL takes on its MMIO port, and the frames on each
+ * node's TX and RX ports, parsed down to Ethernet/IPv4/UDP 4791/BTH (and the
+ * AETH syndrome). A frame is attributed to a send WQE by the RTL's TX event
+ * that fires on its first beat; the peer's RX finds it again by
+ * (destination node, destination QPN, PSN).
+ */
+#ifndef RNIC_MONITOR_H
+#define RNIC_MONITOR_H
+
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "rnic_model.h"
+#include "sim_util.h"
+
+class Vrnic_top;
+
+namespace rnic {
+
+/* Doorbell registers (docs/formats.md). */
+constexpr uint32_t kRegSqDb = 0x1000;
+constexpr uint32_t kRegRqDb = 0x1008;
+
+/* An event for the event callback; kind 0xff marks an interrupt. */
+struct sim_event {
+	uint64_t cycle;
+	uint32_t qpn;	/* CQN for an interrupt */
+	uint32_t idx;
+	uint8_t node;
+	uint8_t kind;
+};
+
+class monitor {
+public:
+	explicit monitor(unsigned nodes) : n_(nodes) {}
+	~monitor();
+
+	/* Frame and doorbell observation for events (while a callback is set). */
+	void set_events(bool on)
+	{
+		events_ = on;
+		update();
+	}
+	/* Whether sample() has anything to do. */
+	bool active() const { return active_; }
+	/* Edge @cycle of @node, on the settled values of that edge. */
+	void sample(unsigned node, const Vrnic_top &t, uint64_t cycle,
+		    std::vector<sim_event> &out);
+
+	int pcap_open(unsigned node, const char *path);
+	void pcap_close(unsigned node);
+
+private:
+	/* Header fields of a RoCEv2 frame. */
+	struct roce {
+		uint32_t sip, dip;
+		uint32_t dqpn, psn;
+		uint8_t op;
+		uint8_t syn;	/* AETH syndrome, if the opcode has an AETH */
+	};
+	/* The send WQE a frame belongs to (from the RTL's TX event). */
+	struct tag {
+		uint32_t qpn;
+		uint16_t idx;
+		uint8_t node;
+		bool first, last;
+	};
+	/* A send WQE whose packets went out and that waits for its ACK. */
+	struct wr {
+		uint32_t first_psn, last_psn;
+		uint16_t idx;
+		bool have_last;
+	};
+	struct port {
+		std::vector<uint8_t> tx, rx;	/* the frame being seen */
+		size_t txlen = 0, rxlen = 0;	/* its length so far */
+		size_t txhave = 0, rxhave = 0;	/* bytes of it kept: the headers,
+						 * or all of it for a capture */
+		tag txtag = {};
+		uint64_t tx_first = 0;		/* edge of the TX frame's first beat */
+		uint64_t rx_first = 0;		/* edge of the RX frame's first beat */
+		FILE *pcap = nullptr;
+	};
+
+	void update();
+	static bool parse(const uint8_t *f, size_t len, roce &h);
+	void tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
+	void rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
+	void retire(unsigned node, uint32_t qpn, uint16_t idx);
+	void pcap_frame(FILE *f, uint64_t cycle, const uint8_t *p, size_t len);
+
+	unsigned n_;
+	bool events_ = false;
+	bool active_ = false;
+	port port_[RNIC_SIM_MAX_NODES];
+	/* Frames of send WQEs on their way, by (dest node, dest QPN, PSN). */
+	std::unordered_map<uint64_t, tag> flight_;
+	/* Send WQEs waiting for their ACK, by (node, QPN), in PSN order. */
+	std::unordered_map<uint64_t, std::deque<wr>> wait_;
+	/* First-beat edge of the message arriving at (node, QPN). */
+	std::unordered_map<uint64_t, uint64_t> msg_first_;
+};
+
+} /* namespace rnic */
+
+#endif /* RNIC_MONITOR_H */
