@@ -151,6 +151,8 @@ struct rnic_qp_ctx {
 	uint8_t retry_cnt;	/* 3 bits */
 	uint8_t rnr_retry;	/* 3 bits */
 	uint8_t min_rnr_timer;	/* 5 bits */
+	uint8_t max_rd_atomic;	/* 4 bits: READs/atomics this QP may have outstanding */
+	uint8_t max_dest_rd_atomic;	/* 4 bits: ... it accepts from its peer */
 	uint16_t udp_sport;
 };
 
@@ -185,6 +187,7 @@ static inline void rnic_qp_ctx_pack(const struct rnic_qp_ctx *c,
 	       rnic_bits(c->sq_psn, 16, 24) | rnic_bits(c->rq_psn, 40, 24);
 	w[6] = rnic_bits(c->timeout, 0, 5) | rnic_bits(c->retry_cnt, 8, 3) |
 	       rnic_bits(c->rnr_retry, 12, 3) | rnic_bits(c->min_rnr_timer, 16, 5) |
+	       rnic_bits(c->max_rd_atomic, 24, 4) | rnic_bits(c->max_dest_rd_atomic, 28, 4) |
 	       rnic_bits(c->udp_sport, 32, 16);
 }
 
@@ -214,6 +217,8 @@ static inline void rnic_qp_ctx_unpack(const uint64_t w[RNIC_QP_CTX_WORDS],
 	c->retry_cnt = rnic_getbits(w[6], 8, 3);
 	c->rnr_retry = rnic_getbits(w[6], 12, 3);
 	c->min_rnr_timer = rnic_getbits(w[6], 16, 5);
+	c->max_rd_atomic = rnic_getbits(w[6], 24, 4);
+	c->max_dest_rd_atomic = rnic_getbits(w[6], 28, 4);
 	c->udp_sport = rnic_getbits(w[6], 32, 16);
 }
 

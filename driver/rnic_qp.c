@@ -11,7 +11,7 @@
 /* Responder/initiator RDMA READ depth accepted in modify (IBA allows up to
  * 255; formats.md has no context field for it yet, so it is only kept for
  * ibv_query_qp). */
-#define RNIC_MAX_RD_ATOM	16
+#define RNIC_MAX_RD_ATOM	8	/* the hardware counts up to 15 */
 
 /* ------------------------------------------------------------------------ */
 /* State machine                                                            */
@@ -337,11 +337,13 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 		if (attr->max_dest_rd_atomic > RNIC_MAX_RD_ATOM)
 			goto out;
 		a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+		c.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC) {
 		if (attr->max_rd_atomic > RNIC_MAX_RD_ATOM)
 			goto out;
 		a.max_rd_atomic = attr->max_rd_atomic;
+		c.max_rd_atomic = attr->max_rd_atomic;
 	}
 	if (mask & IBV_QP_MIN_RNR_TIMER) {
 		if (attr->min_rnr_timer > 31)

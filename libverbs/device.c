@@ -18,7 +18,7 @@
 #undef ibv_query_port
 
 #define RV_CORE_CLOCK_KHZ	250000	/* nominal core clock (docs: time model) */
-#define RV_MAX_RD_ATOM		16
+#define RV_MAX_RD_ATOM		8	/* as the driver (driver/rnic_qp.c) */
 #define RV_MAX_MSG_SZ		0x80000000u
 
 struct rv_context *rv_contexts;

@@ -89,6 +89,8 @@ package rnic_pkg;
   localparam logic [7:0] WqeOpSend = 8'h0a;
   localparam logic [7:0] WqeOpSendImm = 8'h0b;
   localparam logic [7:0] WqeOpRead = 8'h10;
+  localparam logic [7:0] WqeOpCmpSwap = 8'h11;
+  localparam logic [7:0] WqeOpFetchAdd = 8'h12;
 
   // WQE control-segment flags
   localparam int unsigned WqeFlagSignaled = 0;
@@ -337,6 +339,41 @@ package rnic_pkg;
   } infl_t;
   localparam int unsigned InflW = 148;
 
+  // Retransmission: the completer rewinds a QP's send queue to the WQE that
+  // holds the first PSN to send again. The requester sends that WQE again
+  // from first_psn on, skipping the packets before restart_psn; hold keeps
+  // the QP from fetching until a resume (RNR wait).
+  typedef struct packed {
+    logic [23:0] qpn;
+    logic [15:0] idx;
+    logic [23:0] first_psn;
+    logic [23:0] restart_psn;
+    logic        hold;
+  } rewind_t;
+  localparam int unsigned RewindW = 89;
+
+  // Responder transmit jobs (rnic_rd_resp), in request order.
+  localparam logic [1:0] JobAck = 2'd0;      // ACK or NAK (syn)
+  localparam logic [1:0] JobRead = 2'd1;     // READ response stream
+  localparam logic [1:0] JobAtomic = 2'd2;   // atomic ACK with the original value
+  typedef struct packed {
+    logic [1:0]  kind;
+    logic [23:0] qpn;
+    logic [23:0] psn;
+    logic [7:0]  syn;
+    logic [23:0] msn;
+    logic [63:0] addr;    // READ: bus address of the first byte
+    logic [31:0] len;     // READ: bytes
+    logic [63:0] orig;    // atomic: value before the operation
+  } rsp_job_t;
+  localparam int unsigned RspJobW = 242;
+
+  // Transport timer commands (rnic_retry_timer)
+  localparam logic [1:0] TmrStart = 2'd0;    // arm if not armed
+  localparam logic [1:0] TmrRestart = 2'd1;  // arm from now
+  localparam logic [1:0] TmrRnr = 2'd2;      // arm an RNR wait from now
+  localparam logic [1:0] TmrStop = 2'd3;
+
   // Key check request (rnic_mr_check).
   typedef struct packed {
     logic [31:0] key;
@@ -432,6 +469,50 @@ package rnic_pkg;
 
   function automatic logic op_has_deth(input logic [7:0] op);
     op_has_deth = (op == OpUdSendOnly) || (op == OpUdSendOnlyImm);
+  endfunction
+
+  // Local ACK timeout: 4.096 us * 2^timeout, which is 1024 << timeout cycles
+  // of the 250 MHz clock; 0 means no timeout.
+  function automatic logic [41:0] ack_timeout_cycles(input logic [4:0] timeout);
+    ack_timeout_cycles = (timeout == 5'd0) ? 42'd0 : (42'd1024 << timeout);
+  endfunction
+
+  // RNR NAK timer field (IBA table 45) in cycles of the 250 MHz clock.
+  function automatic logic [41:0] rnr_cycles(input logic [4:0] t);
+    unique case (t)
+      5'd0: rnr_cycles = 42'd163840000;   // 655.36 ms
+      5'd1: rnr_cycles = 42'd2500;        // 0.01 ms
+      5'd2: rnr_cycles = 42'd5000;
+      5'd3: rnr_cycles = 42'd7500;
+      5'd4: rnr_cycles = 42'd10000;
+      5'd5: rnr_cycles = 42'd15000;
+      5'd6: rnr_cycles = 42'd20000;
+      5'd7: rnr_cycles = 42'd30000;
+      5'd8: rnr_cycles = 42'd40000;
+      5'd9: rnr_cycles = 42'd60000;
+      5'd10: rnr_cycles = 42'd80000;
+      5'd11: rnr_cycles = 42'd120000;
+      5'd12: rnr_cycles = 42'd160000;
+      5'd13: rnr_cycles = 42'd240000;
+      5'd14: rnr_cycles = 42'd320000;
+      5'd15: rnr_cycles = 42'd480000;
+      5'd16: rnr_cycles = 42'd640000;
+      5'd17: rnr_cycles = 42'd960000;
+      5'd18: rnr_cycles = 42'd1280000;
+      5'd19: rnr_cycles = 42'd1920000;
+      5'd20: rnr_cycles = 42'd2560000;
+      5'd21: rnr_cycles = 42'd3840000;
+      5'd22: rnr_cycles = 42'd5120000;
+      5'd23: rnr_cycles = 42'd7680000;
+      5'd24: rnr_cycles = 42'd10240000;
+      5'd25: rnr_cycles = 42'd15360000;
+      5'd26: rnr_cycles = 42'd20480000;
+      5'd27: rnr_cycles = 42'd30720000;
+      5'd28: rnr_cycles = 42'd40960000;
+      5'd29: rnr_cycles = 42'd61440000;
+      5'd30: rnr_cycles = 42'd81920000;
+      default: rnr_cycles = 42'd122880000; // 491.52 ms
+    endcase
   endfunction
 
   // 24-bit PSN order: a is at or after b (within half the space).

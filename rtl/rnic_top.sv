@@ -173,19 +173,30 @@ module rnic_top #(
   logic [15:0] done_ci;
   logic wqe_valid, wqe_ready;
   logic [rnic_pkg::WqeBits+42-1:0] wqe;
+  logic [7:0] wqe_epoch;
   logic ev_fetch;
   logic [23:0] ev_fetch_qpn;
   logic [15:0] ev_fetch_idx;
 
-  logic rewind_ready;  // nothing rewinds yet
+  // Rewinds from the completer go to the fetcher and the requester at once.
+  logic rewind_valid, rewind_ready, rewind_resume, rewind_take;
+  logic [rnic_pkg::RewindW-1:0] rewind;
+  /* verilator lint_off UNUSEDSIGNAL */  // a view: the fetcher takes some fields
+  rnic_pkg::rewind_t rewind_s;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign rewind_s = rewind;
+  assign rewind_take = rewind_valid && rewind_ready;
+  logic rd_done;
+  logic [23:0] rd_done_qpn;
+
   rnic_sq_fetch #(.DataW(DataW), .NQp(NQp)) u_sq_fetch (
     .clk_i, .rst_ni,
     .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d),
     .done_valid_i(done_valid), .done_ready_o(done_ready), .done_qpn_i(done_qpn),
     .done_ci_i(done_ci),
-    // Retransmission (a later issue) drives the rewind; nothing rewinds yet.
-    .rewind_valid_i(1'b0), .rewind_ready_o(rewind_ready), .rewind_qpn_i(24'd0),
-    .rewind_idx_i(16'd0),
+    .rewind_valid_i(rewind_valid), .rewind_ready_o(rewind_ready),
+    .rewind_qpn_i(rewind_s.qpn), .rewind_idx_i(rewind_s.idx), .rewind_hold_i(rewind_s.hold),
+    .rewind_resume_i(rewind_resume),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .ctx_idx_o(fetch_ctx_idx), .ctx_i(fetch_ctx),
     .rd_req_valid_o(rdq_valid[0]), .rd_req_ready_i(rdq_ready[0]),
@@ -193,7 +204,7 @@ module rnic_top #(
     .rd_rsp_valid_i(rdr_valid[0]), .rd_rsp_ready_o(rdr_ready[0]),
     .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
     .rd_rsp_err_i(dma_rd_rsp_err_i),
-    .wqe_valid_o(wqe_valid), .wqe_ready_i(wqe_ready), .wqe_o(wqe),
+    .wqe_valid_o(wqe_valid), .wqe_ready_i(wqe_ready), .wqe_o(wqe), .wqe_epoch_o(wqe_epoch),
     .ev_valid_o(ev_fetch), .ev_qpn_o(ev_fetch_qpn), .ev_idx_o(ev_fetch_idx)
   );
 
@@ -204,9 +215,11 @@ module rnic_top #(
 
   rnic_requester #(.NQp(NQp)) u_requester (
     .clk_i, .rst_ni,
-    .wqe_valid_i(wqe_valid), .wqe_ready_o(wqe_ready), .wqe_i(wqe),
+    .wqe_valid_i(wqe_valid), .wqe_ready_o(wqe_ready), .wqe_i(wqe), .wqe_epoch_i(wqe_epoch),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .qp_wr_sq_psn_i(qp_wr_sq_psn),
+    .rewind_take_i(rewind_take), .rewind_i(rewind), .rewind_resume_i(rewind_resume),
+    .rd_done_i(rd_done), .rd_done_qpn_i(rd_done_qpn),
     .ctx_idx_o(req_ctx_idx), .ctx_i(req_ctx),
     .mr_idx_o(req_mr_idx), .mr_i(req_mr),
     .infl_valid_o(infl_valid), .infl_ready_i(infl_ready), .infl_o(infl),
@@ -273,7 +286,14 @@ module rnic_top #(
   logic cqe_valid, cqe_ready;
   logic [rnic_pkg::CqeReqW-1:0] cqe;
   logic job_valid, job_ready;
-  logic [176:0] job;
+  logic [rnic_pkg::RspJobW-1:0] job;
+  logic rsp_done;
+  logic [23:0] rsp_done_qpn;
+  // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic results
+  logic [2:0] wr_valid, wr_ready, wr_last;
+  logic [191:0] wr_addr;
+  logic [47:0] wr_len;
+  logic [3*DataW-1:0] wr_data;
 
   rnic_rx_engine #(.DataW(DataW), .NQp(NQp)) u_rx_engine (
     .clk_i, .rst_ni,
@@ -282,7 +302,7 @@ module rnic_top #(
     .infl_valid_i(infl_valid), .infl_ready_o(infl_ready), .infl_i(infl),
     .rq_db_valid_i(rqdb_v), .rq_db_ready_o(rqdb_r), .rq_db_data_i(rqdb_d),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
-    .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn),
+    .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .ctx_idx_o(rx_ctx_idx), .ctx_i(rx_ctx), .mr_idx_o(rx_mr_idx), .mr_i(rx_mr),
     .qp_err_o(qp_err), .qp_err_qpn_o(qp_err_qpn),
     .rd_req_valid_o(rdq_valid[2]), .rd_req_ready_i(rdq_ready[2]),
@@ -295,6 +315,12 @@ module rnic_top #(
     .place_poff_o(pl_poff), .place_busy_i(pl_busy),
     .cqe_valid_o(cqe_valid), .cqe_ready_i(cqe_ready), .cqe_o(cqe),
     .job_valid_o(job_valid), .job_ready_i(job_ready), .job_o(job),
+    .rsp_done_i(rsp_done), .rsp_done_qpn_i(rsp_done_qpn),
+    .wr_valid_o(wr_valid[2]), .wr_ready_i(wr_ready[2]), .wr_addr_o(wr_addr[128 +: 64]),
+    .wr_len_o(wr_len[32 +: 16]), .wr_data_o(wr_data[2*DataW +: DataW]), .wr_last_o(wr_last[2]),
+    .rewind_valid_o(rewind_valid), .rewind_ready_i(rewind_ready), .rewind_o(rewind),
+    .rewind_resume_o(rewind_resume),
+    .rd_done_o(rd_done), .rd_done_qpn_o(rd_done_qpn),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci)
   );
@@ -304,14 +330,9 @@ module rnic_top #(
     .job_valid_i(job_valid), .job_ready_o(job_ready), .job_i(job),
     .ctx_idx_o(rr_ctx_idx), .ctx_i(rr_ctx),
     .txd_valid_o(txa_valid[1]), .txd_ready_i(txa_ready[1]),
-    .txd_o(txa_d[rnic_pkg::TxdW +: rnic_pkg::TxdW])
+    .txd_o(txa_d[rnic_pkg::TxdW +: rnic_pkg::TxdW]),
+    .done_o(rsp_done), .done_qpn_o(rsp_done_qpn)
   );
-
-  // DMA write sharing: 0 placement, 1 CQE writer
-  logic [1:0] wr_valid, wr_ready, wr_last;
-  logic [127:0] wr_addr;
-  logic [31:0] wr_len;
-  logic [2*DataW-1:0] wr_data;
 
   rnic_rx_place #(.DataW(DataW)) u_rx_place (
     .clk_i, .rst_ni,
@@ -341,7 +362,7 @@ module rnic_top #(
     .ev_send_o(ev_scqe), .ev_recv_o(ev_rcqe), .ev_qpn_o(ev_cqe_qpn), .ev_idx_o(ev_cqe_idx)
   );
 
-  rnic_dma_wr_mux #(.DataW(DataW)) u_dma_wr_mux (
+  rnic_dma_wr_mux #(.DataW(DataW), .N(3)) u_dma_wr_mux (
     .clk_i, .rst_ni,
     .valid_i(wr_valid), .ready_o(wr_ready), .addr_i(wr_addr), .len_i(wr_len),
     .data_i(wr_data), .last_i(wr_last),
@@ -355,5 +376,5 @@ module rnic_top #(
   assign ev_idx_o = {ev_cqe_idx, ev_cqe_idx, ev_tx_idx, ev_tx_idx, ev_fetch_idx};
 
   logic unused;
-  assign unused = ^{sqdb_cnt, rqdb_cnt, rewind_ready};
+  assign unused = ^{sqdb_cnt, rqdb_cnt};
 endmodule

@@ -1,18 +1,20 @@
-// rnic_dma_wr_mux: shares the DMA write channel between payload placement
-// (source 0) and the CQE writer (source 1). A write is never interleaved:
-// the grant holds from its first to its last beat. Placement goes first, so a
-// receive CQE always follows the data it reports.
+// rnic_dma_wr_mux: shares the DMA write channel between N writers: payload
+// placement (source 0), the CQE writer (1) and the responder's atomic result
+// writes (2, in rnic_top). A write is never interleaved: the grant holds
+// from its first to its last beat. Lower sources go first, so a receive CQE
+// always follows the data it reports.
 module rnic_dma_wr_mux #(
-  parameter int unsigned DataW = 256
+  parameter int unsigned DataW = 256,
+  parameter int unsigned N = 2
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  input  logic [1:0]  valid_i,
-  output logic [1:0]  ready_o,
-  input  logic [127:0] addr_i,
-  input  logic [31:0] len_i,
-  input  logic [2*DataW-1:0] data_i,
-  input  logic [1:0]  last_i,
+  input  logic [N-1:0] valid_i,
+  output logic [N-1:0] ready_o,
+  input  logic [N*64-1:0] addr_i,
+  input  logic [N*16-1:0] len_i,
+  input  logic [N*DataW-1:0] data_i,
+  input  logic [N-1:0] last_i,
   output logic        valid_o,
   input  logic        ready_i,
   output logic [63:0] addr_o,
@@ -20,8 +22,17 @@ module rnic_dma_wr_mux #(
   output logic [DataW-1:0] data_o,
   output logic        last_o
 );
-  logic locked_q, owner_q, sel;
-  assign sel = locked_q ? owner_q : !valid_i[0];
+  localparam int unsigned SelW = (N > 1) ? $clog2(N) : 1;
+  logic locked_q;
+  logic [SelW-1:0] owner_q, first, sel;
+
+  always_comb begin
+    first = SelW'(N - 1);
+    for (int i = N - 1; i >= 0; i--) begin
+      if (valid_i[i]) first = SelW'(i);
+    end
+  end
+  assign sel = locked_q ? owner_q : first;
   assign valid_o = valid_i[sel];
   assign addr_o = addr_i[sel*64 +: 64];
   assign len_o = len_i[sel*16 +: 16];
@@ -35,7 +46,7 @@ module rnic_dma_wr_mux #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       locked_q <= 1'b0;
-      owner_q <= 1'b0;
+      owner_q <= '0;
     end else if (valid_o && ready_i) begin
       locked_q <= !last_o;
       owner_q <= sel;

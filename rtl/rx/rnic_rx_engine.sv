@@ -2,11 +2,19 @@
 //
 // Responder (requests from the peer): PSN and opcode-sequence checks, SEND
 // placement into the receive WQE's scatter list, RDMA WRITE placement after an
-// rkey check, RDMA READ jobs for the response generator, ACK/NAK jobs, receive
-// CQEs. Completer (responses to our requests): the per-QP ring of in-flight
-// send WQEs (written by the requester in WQE order), retired by ACKs, by READ
-// responses (whose data are placed into the READ WQE's SGEs) and by NAKs,
-// which complete the WQE with the error of the syndrome and flush the rest.
+// rkey check, RDMA READ jobs for the response generator, atomics (read,
+// modify, write of 8 bytes, with a per-QP cache of results for duplicates),
+// ACK/NAK jobs, receive CQEs. Duplicates are acknowledged again without being
+// placed (READs are executed again, atomics answered from the cache); a
+// packet ahead of the expected PSN gets one PSN-sequence NAK per gap.
+// Completer (responses to our requests): the per-QP ring of in-flight send
+// WQEs (written by the requester in WQE order), retired by ACKs, by READ and
+// atomic responses (whose data are placed into the WQE's SGEs) and by NAKs.
+// Sequence NAKs, implied NAKs (an ACK or response that skips a READ/atomic
+// response) and ACK timeouts rewind the send queue (go-back-N) up to
+// retry_cnt times; RNR NAKs park the QP for the NAK's RNR time up to
+// rnr_retry times (7: no limit); the other NAKs, and exhausted retries,
+// complete the WQE with the error and flush the rest. docs/transport.md.
 // One event is handled at a time; placement re-reads the WQE from host memory
 // (the SGEs are not cached).
 module rnic_rx_engine #(
@@ -36,6 +44,7 @@ module rnic_rx_engine #(
   input  logic [7:0]  qp_wr_flags_i,
   input  logic [2:0]  qp_wr_state_i,
   input  logic [23:0] qp_wr_rq_psn_i,
+  input  logic [23:0] qp_wr_sq_psn_i,
   // Context read ports, QP error report
   output logic [23:0] ctx_idx_o,
   input  logic [rnic_pkg::QpCfgW-1:0] ctx_i,
@@ -66,10 +75,28 @@ module rnic_rx_engine #(
   output logic        cqe_valid_o,
   input  logic        cqe_ready_i,
   output logic [rnic_pkg::CqeReqW-1:0] cqe_o,
-  // ACK/NAK and READ response jobs: {is_read, qpn, psn, syn, msn, addr, len}
+  // Responder transmit jobs (rnic_pkg::rsp_job_t), and the READ/atomic jobs
+  // whose responses have left (a responder resource is free again)
   output logic        job_valid_o,
   input  logic        job_ready_i,
-  output logic [176:0] job_o,
+  output logic [rnic_pkg::RspJobW-1:0] job_o,
+  input  logic        rsp_done_i,
+  input  logic [23:0] rsp_done_qpn_i,
+  // Atomic result write
+  output logic        wr_valid_o,
+  input  logic        wr_ready_i,
+  output logic [63:0] wr_addr_o,
+  output logic [15:0] wr_len_o,
+  output logic [DataW-1:0] wr_data_o,
+  output logic        wr_last_o,
+  // Rewinds of the send queue (to rnic_sq_fetch and rnic_requester)
+  output logic        rewind_valid_o,
+  input  logic        rewind_ready_i,
+  output logic [rnic_pkg::RewindW-1:0] rewind_o,
+  output logic        rewind_resume_o,
+  // A READ/atomic WQE left the ring (its requester credit returns)
+  output logic        rd_done_o,
+  output logic [23:0] rd_done_qpn_o,
   // Completer progress to the SQ scheduler
   output logic        done_valid_o,
   input  logic        done_ready_i,
@@ -95,25 +122,49 @@ module rnic_rx_engine #(
   logic [31:0] wr_left_q [NQp];
   logic [31:0] wr_len_q [NQp];
   logic [1:0] seq_q [NQp];       // 0 idle, 1 inside a SEND, 2 inside a WRITE
+  logic nak_sent_q [NQp];       // a sequence NAK went out for the current gap
+  logic [3:0] rsp_out_q [NQp];   // READ/atomic responses not yet sent
+  // Atomic results by PSN, four per QP, for duplicate atomics
+  localparam int unsigned NAc = 4;
+  logic ac_v_q [NQp * NAc];
+  logic [23:0] ac_psn_q [NQp * NAc];
+  logic [63:0] ac_val_q [NQp * NAc];
+  logic [1:0] ac_ptr_q [NQp];
   // Completer
   logic [rnic_pkg::InflW-1:0] ring_q [NQp * InflDepth];
   logic [InflDepth-1:0] ring_v_q [NQp];
   logic [15:0] cdone_q [NQp];
+  logic [23:0] una_q [NQp];      // first PSN not yet acknowledged
+  logic [2:0] rc_used_q [NQp];   // retries since the last progress
+  logic [2:0] rnr_used_q [NQp];
+  logic rw_v_q [NQp];            // a rewind to rw_psn_q is under way
+  logic [23:0] rw_psn_q [NQp];
 
   localparam logic [1:0] SeqIdle = 2'd0;
   localparam logic [1:0] SeqSend = 2'd1;
   localparam logic [1:0] SeqWrite = 2'd2;
 
-  typedef enum logic [4:0] {
+  typedef enum logic [5:0] {
     StIdle, StPkt, StResp, StRetire, StRetireOut, StNakHead, StRdRespHead,
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
-    StRqFlush, StJob, StErrCqe, StDrop
+    StRqFlush, StJob, StErrCqe, StDrop,
+    StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
+    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup
   } state_e;
   state_e st_q, ret_st_q;
 
   // Current packet
   logic [rnic_pkg::RxSlotW-1:0] slot_q;
   logic placed_q;          // the payload went to placement, which frees the slot
+  logic from_pkt_q;        // the event is a packet (its frame slot is held)
+  logic dup_q;             // the request is a duplicate (READ executed again)
+  logic progress_q;        // the completer retired something or got response data
+  logic [23:0] restart_q;  // rewind: first PSN to send again
+  logic rw_hold_q;         // rewind parks the QP (RNR)
+  logic rw_resume_q;       // a resume, not a rewind
+  logic [7:0] fail_status_q;
+  logic [63:0] at_orig_q, at_new_q, at_addr_q;
+  logic at_cmp_ok_q;
   logic [7:0] poff_q;
   /* verilator lint_off UNUSEDSIGNAL */  // packet header view
   rnic_pkg::rx_desc_t d_q;
@@ -168,9 +219,17 @@ module rnic_rx_engine #(
 
   // Jobs
   logic job_v_q;
-  logic [176:0] job_q;
-  assign job_valid_o = job_v_q && (!job_q[176] || place_idle);
+  rnic_pkg::rsp_job_t job_q;
+  assign job_valid_o = job_v_q && ((job_q.kind != rnic_pkg::JobRead) || place_idle);
   assign job_o = job_q;
+
+  // A job as the flat vector of rnic_pkg::rsp_job_t (fields MSB first).
+  function automatic logic [rnic_pkg::RspJobW-1:0] mk_job(
+      input logic [1:0] kind, input logic [23:0] qpn, input logic [23:0] psn,
+      input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] addr,
+      input logic [31:0] len, input logic [63:0] orig);
+    mk_job = {kind, qpn, psn, syn, msn, addr, len, orig};
+  endfunction
 
   // ---------------------------------------------------------------------------
   // WQE fetch for placement
@@ -180,10 +239,11 @@ module rnic_rx_engine #(
   logic [WqeBits-1:0] wqe_q;
   logic [BeatW-1:0] beat_q;
   logic wqe_err_q;
-  assign rd_req_valid_o = (st_q == StFetchReq);
+  // The same read port fetches the 8 bytes an atomic works on.
+  assign rd_req_valid_o = (st_q == StFetchReq) || ((st_q == StAtRd) && place_idle);
   assign rd_req_addr_o = wqe_addr_q;
   assign rd_req_len_o = wqe_len_q;
-  assign rd_rsp_ready_o = (st_q == StFetchData);
+  assign rd_rsp_ready_o = (st_q == StFetchData) || (st_q == StAtData);
 
   // ---------------------------------------------------------------------------
   // SGE mapping: message bytes [moff, moff+plen) onto the WQE's SGEs
@@ -205,17 +265,18 @@ module rnic_rx_engine #(
   assign sge_key = sge[63:32];
   assign sge_va = sge[127:64];
 
-  // Key check: SGE (local write) while mapping, rkey otherwise.
+  // Key check: SGE (local write) while mapping a receive or response, the
+  // request's rkey otherwise (READ: remote read, atomic: remote atomic,
+  // WRITE: remote write).
   logic chk_sge;
-  assign chk_sge = (st_q == StMap) && !is_write && !is_read_req;
+  assign chk_sge = (st_q == StMap) && !is_write && !is_read_req && !is_atomic;
   logic [31:0] chk_key, chk_len;
   logic [63:0] chk_va;
   logic [3:0] chk_acc;
   assign chk_key = chk_sge ? sge_key : d_q.reth_rkey;
   assign chk_va = chk_sge ? sge_va : d_q.reth_va;
-  assign chk_len = chk_sge ? sge_len : d_q.reth_len;
-  assign chk_acc = chk_sge ? 4'b0001 :
-                   (d_q.opcode == rnic_pkg::OpReadReq) ? 4'b0100 : 4'b0010;
+  assign chk_len = chk_sge ? sge_len : is_atomic ? 32'd8 : d_q.reth_len;
+  assign chk_acc = chk_sge ? 4'b0001 : is_read_req ? 4'b0100 : is_atomic ? 4'b1000 : 4'b0010;
   assign mr_idx_o = chk_key[31:8];
   logic chk_ok;
   logic [63:0] chk_bus;
@@ -235,10 +296,11 @@ module rnic_rx_engine #(
   // ---------------------------------------------------------------------------
   logic [7:0] op;
   assign op = d_q.opcode;
-  logic is_send, is_write, is_read_req, is_first, is_last, has_imm;
+  logic is_send, is_write, is_read_req, is_atomic, is_first, is_last, has_imm;
   assign is_send = (op <= rnic_pkg::OpSendOnlyImm);
   assign is_write = (op >= rnic_pkg::OpWriteFirst) && (op <= rnic_pkg::OpWriteOnlyImm);
   assign is_read_req = (op == rnic_pkg::OpReadReq);
+  assign is_atomic = (op == rnic_pkg::OpCmpSwap) || (op == rnic_pkg::OpFetchAdd);
   assign is_first = (op == rnic_pkg::OpSendFirst) || (op == rnic_pkg::OpSendOnly) ||
                     (op == rnic_pkg::OpSendOnlyImm) || (op == rnic_pkg::OpWriteFirst) ||
                     (op == rnic_pkg::OpWriteOnly) || (op == rnic_pkg::OpWriteOnlyImm);
@@ -270,12 +332,38 @@ module rnic_rx_engine #(
 
   // NAK status at the requester, by syndrome
   function automatic logic [7:0] nak_status(input logic [7:0] syn);
-    if (syn[7:5] == 3'b001) nak_status = rnic_pkg::WcRnrRetryExcErr;
-    else if (syn == rnic_pkg::AethNakInvReq) nak_status = rnic_pkg::WcRemInvReqErr;
+    if (syn == rnic_pkg::AethNakInvReq) nak_status = rnic_pkg::WcRemInvReqErr;
     else if (syn == rnic_pkg::AethNakRemAcc) nak_status = rnic_pkg::WcRemAccessErr;
     else if (syn == rnic_pkg::AethNakRemOp) nak_status = rnic_pkg::WcRemOpErr;
     else nak_status = rnic_pkg::WcBadRespErr;
   endfunction
+
+  // Head record and the packet: is the PSN inside the head WQE?
+  logic psn_in_head, head_resp, head_atomic;
+  assign psn_in_head = rnic_pkg::psn_ge(d_q.psn, head.first_psn) &&
+                       rnic_pkg::psn_ge(head.last_psn, d_q.psn);
+  assign head_resp = head_v && head.is_read && (head.kind == rnic_pkg::InflNormal);
+  assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
+                       (head.wc_op == rnic_pkg::WcOpFetchAdd);
+
+  // Retry limits of the QP (rnr_retry 7: no limit)
+  logic retry_left, rnr_left;
+  assign retry_left = (rc_used_q[q] != ctx.retry_cnt);
+  assign rnr_left = (ctx.rnr_retry == 3'd7) || (rnr_used_q[q] != ctx.rnr_retry);
+
+  // Atomic result cache lookup (duplicates)
+  logic ac_hit;
+  logic [63:0] ac_val;
+  always_comb begin
+    ac_hit = 1'b0;
+    ac_val = '0;
+    for (int i = 0; i < NAc; i++) begin
+      if (ac_v_q[{q, 2'(i)}] && (ac_psn_q[{q, 2'(i)}] == d_q.psn)) begin
+        ac_hit = 1'b1;
+        ac_val = ac_val_q[{q, 2'(i)}];
+      end
+    end
+  end
 
   // Deferred responder actions after the placement
   logic [7:0] err_syn_q;      // NAK to send after a responder error
@@ -287,13 +375,52 @@ module rnic_rx_engine #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign infl_in = infl_i;
 
+  // ---------------------------------------------------------------------------
+  // Transport timer
+  // ---------------------------------------------------------------------------
+  logic tmr_v_q;
+  logic [1:0] tmr_op_q;
+  logic [41:0] tmr_cycles_q;
+  logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q;
+  logic [23:0] tmr_exp_qpn;
+  rnic_retry_timer #(.NQp(NQp)) u_timer (
+    .clk_i, .rst_ni,
+    .cmd_valid_i(tmr_v_q), .cmd_op_i(tmr_op_q), .cmd_qpn_i(qpn_q), .cmd_cycles_i(tmr_cycles_q),
+    .exp_valid_o(tmr_exp_v), .exp_ready_i(tmr_exp_ready), .exp_qpn_o(tmr_exp_qpn),
+    .exp_rnr_o(tmr_exp_rnr)
+  );
+
+  // Rewind output
+  rnic_pkg::rewind_t rw_out;
+  always_comb begin
+    rw_out.qpn = qpn_q;
+    rw_out.idx = head.wqe_idx;
+    rw_out.first_psn = head.first_psn;
+    rw_out.restart_psn = restart_q;
+    rw_out.hold = rw_hold_q;
+  end
+  assign rewind_valid_o = (st_q == StRewind);
+  assign rewind_o = rw_out;
+  assign rewind_resume_o = rw_resume_q;
+
+  // Atomic write: one beat of 8 bytes
+  assign wr_valid_o = (st_q == StAtWr) && at_cmp_ok_q;
+  assign wr_addr_o = at_addr_q;
+  assign wr_len_o = 16'd8;
+  assign wr_data_o = DataW'(at_new_q);
+  assign wr_last_o = 1'b1;
+
+  logic rsp_inc;
+  assign rsp_inc = (st_q == StJob) && !job_v_q && !need_cqe_q && (job_q.kind != rnic_pkg::JobAck);
+
   // Inputs: one event at a time, errors of the command path first.
   // The QP of a finished event stays selected until its progress report left.
   logic idle;
   assign idle = (st_q == StIdle) && !need_done_q && !pend_err_q;
   assign infl_ready_o = idle;
-  assign rq_db_ready_o = idle && !infl_valid_i;
-  assign pkt_ready_o = idle && !infl_valid_i && !rq_db_valid_i;
+  assign tmr_exp_ready = idle && !infl_valid_i;
+  assign rq_db_ready_o = idle && !infl_valid_i && !tmr_exp_v;
+  assign pkt_ready_o = idle && !infl_valid_i && !tmr_exp_v && !rq_db_valid_i;
 
   assign place_slot_o = slot_q;
   assign place_base_o = {8'd0, poff_q};
@@ -302,6 +429,12 @@ module rnic_rx_engine #(
   assign place_len_o = seg_len_q;
   assign place_poff_o = seg_poff_q;
 
+  // The SGE count of a fetched WQE: RQ WQEs say it in byte 0; SQ WQEs have
+  // ds - (segments before the data) data segments.
+  logic [7:0] f_b0, f_ds, f_cnt;
+  assign f_b0 = (beat_q == '0) ? rd_rsp_data_i[7:0] : wqe_q[7:0];
+  assign f_ds = (beat_q == '0) ? rd_rsp_data_i[39:32] : wqe_q[39:32];
+  assign f_cnt = (sge_first_q == 3'd1) ? f_b0 : (f_ds - {5'd0, sge_first_q});
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -342,6 +475,23 @@ module rnic_rx_engine #(
       release_o <= 1'b0;
       release_slot_o <= '0;
       placed_q <= 1'b0;
+      from_pkt_q <= 1'b0;
+      dup_q <= 1'b0;
+      progress_q <= 1'b0;
+      restart_q <= '0;
+      rw_hold_q <= 1'b0;
+      rw_resume_q <= 1'b0;
+      fail_status_q <= '0;
+      at_orig_q <= '0;
+      at_new_q <= '0;
+      at_addr_q <= '0;
+      at_cmp_ok_q <= 1'b0;
+      tmr_v_q <= 1'b0;
+      tmr_op_q <= '0;
+      tmr_cycles_q <= '0;
+      tmr_rnr_q <= 1'b0;
+      rd_done_o <= 1'b0;
+      rd_done_qpn_o <= '0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;
       qp_err_qpn_o <= '0;
@@ -351,6 +501,8 @@ module rnic_rx_engine #(
       release_o <= 1'b0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;
+      tmr_v_q <= 1'b0;
+      rd_done_o <= 1'b0;
       if (qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr)) begin
         pend_err_q <= 1'b1;
         pend_err_qpn_q <= qp_wr_idx_i;
@@ -362,6 +514,10 @@ module rnic_rx_engine #(
       unique case (st_q)
         // ---------------------------------------------------------------------
         StIdle: begin
+          from_pkt_q <= 1'b0;
+          dup_q <= 1'b0;
+          progress_q <= 1'b0;
+          rw_resume_q <= 1'b0;
           if (need_done_q) begin
             // wait: done_ci_o still describes qpn_q
           end else if (pend_err_q && !(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr))) begin
@@ -380,8 +536,13 @@ module rnic_rx_engine #(
             flushing_q <= 1'b0;
             ack_mode_q <= 1'b0;
             ret_st_q <= StIdle;
-            // Records that need no response complete as soon as they are the head.
-            st_q <= (infl_in.kind != rnic_pkg::InflNormal) ? StRetire : StIdle;
+            // Records that need no response complete as soon as they are the
+            // head; the others start the ACK timer.
+            st_q <= (infl_in.kind != rnic_pkg::InflNormal) ? StRetire : StInflTmr;
+          end else if (tmr_exp_v) begin
+            qpn_q <= tmr_exp_qpn;
+            tmr_rnr_q <= tmr_exp_rnr;
+            st_q <= StTmr;
           end else if (rq_db_valid_i) begin
             qpn_q <= rq_db_data_i[23:0];
             if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
@@ -389,9 +550,16 @@ module rnic_rx_engine #(
           end else if (pkt_valid_i) begin
             {slot_q, poff_q, d_q} <= pkt_i;
             placed_q <= 1'b0;
+            from_pkt_q <= 1'b1;
             qpn_q <= pkt_i[rnic_pkg::RxDescW-1 -: 24];
             st_q <= StPkt;
           end
+        end
+        StInflTmr: begin
+          tmr_v_q <= 1'b1;
+          tmr_op_q <= rnic_pkg::TmrStart;
+          tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
+          st_q <= StIdle;
         end
         // ---------------------------------------------------------------------
         StPkt: begin
@@ -414,17 +582,18 @@ module rnic_rx_engine #(
         StResp: begin
           flushing_q <= 1'b0;
           ack_mode_q <= 1'b1;
-          if (op == rnic_pkg::OpAck) begin
-            if (d_q.aeth_syn[7:5] == 3'b000) begin
-              ack_psn_q <= d_q.psn;
-              ret_st_q <= StDrop;
-            end else begin
-              // Everything before the NAKed PSN was received.
-              ack_psn_q <= d_q.psn - 24'd1;
-              nak_status_q <= nak_status(d_q.aeth_syn);
-              ret_st_q <= StNakHead;
-            end
+          if ((op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000)) begin
+            ack_psn_q <= d_q.psn;
+            ret_st_q <= StAckPost;
+          end else if (op == rnic_pkg::OpAck) begin
+            // A NAK: everything before the NAKed PSN was received.
+            ack_psn_q <= d_q.psn - 24'd1;
+            nak_status_q <= nak_status(d_q.aeth_syn);
+            ret_st_q <= (d_q.aeth_syn[7:5] == 3'b001) ? StRnr :
+                        (d_q.aeth_syn == rnic_pkg::AethNakPsnSeq) ? StSeqNak : StNakHead;
           end else begin
+            // READ response or atomic ACK: implicitly acknowledges what came
+            // before it.
             ack_psn_q <= d_q.psn - 24'd1;
             ret_st_q <= StRdRespHead;
           end
@@ -458,6 +627,8 @@ module rnic_rx_engine #(
               cqe_q.opcode <= head.wc_op;
               cqe_q.byte_len <= head.len;
               need_cqe_q <= head.signaled;
+              una_q[q] <= head.last_psn + 24'd1;
+              progress_q <= 1'b1;
               st_q <= StRetireOut;
             end
           end
@@ -471,47 +642,168 @@ module rnic_rx_engine #(
             ring_v_q[q][head_slot] <= 1'b0;
             cdone_q[q] <= head_idx + 16'd1;
             need_done_q <= 1'b1;
+            // Its requester credit returns with a READ/atomic.
+            rd_done_o <= head.is_read && (head.kind == rnic_pkg::InflNormal);
+            rd_done_qpn_o <= qpn_q;
             st_q <= StRetire;
           end
         end
+        // After the ACK retired what it covers: an ACK beyond a READ/atomic
+        // at the head means its response was lost (implied NAK).
+        StAckPost: begin
+          if (head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn)) begin
+            restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
+            st_q <= StRetry;
+          end else begin
+            st_q <= StTmrUpd;
+          end
+        end
+        // PSN sequence NAK: go back to the NAKed PSN, unless that rewind is
+        // already under way (NAKs of packets sent before it) or stale.
+        StSeqNak: begin
+          if (!head_v || (head.kind != rnic_pkg::InflNormal)) begin
+            st_q <= StTmrUpd;
+          end else if (head.is_read && rnic_pkg::psn_ge(ack_psn_q, head.first_psn)) begin
+            restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
+            st_q <= StRetry;
+          end else if (!psn_in_head || (rw_v_q[q] && (rw_psn_q[q] == d_q.psn))) begin
+            st_q <= StTmrUpd;
+          end else begin
+            restart_q <= d_q.psn;
+            st_q <= StRetry;
+          end
+        end
+        // RNR NAK: park the QP for the NAK's timer, then send again from the
+        // NAKed PSN; after rnr_retry tries the WQE fails.
+        StRnr: begin
+          if (!head_v || (head.kind != rnic_pkg::InflNormal) || !psn_in_head) begin
+            st_q <= StTmrUpd;
+          end else if (!rnr_left) begin
+            fail_status_q <= rnic_pkg::WcRnrRetryExcErr;
+            st_q <= StFail;
+          end else begin
+            if (ctx.rnr_retry != 3'd7) rnr_used_q[q] <= rnr_used_q[q] + 3'd1;
+            restart_q <= d_q.psn;
+            rw_hold_q <= 1'b1;
+            tmr_rnr_q <= 1'b1;
+            st_q <= StRewind;
+          end
+        end
+        // Timer expiry: an RNR wait ended (let the QP go on) or an ACK
+        // timeout (go back to the first unacknowledged PSN).
+        StTmr: begin
+          if (!head_v || (head.kind != rnic_pkg::InflNormal) ||
+              (ctx.state == rnic_pkg::QpsErr)) begin
+            st_q <= StIdle;
+          end else if (tmr_rnr_q) begin
+            rw_resume_q <= 1'b1;
+            rw_hold_q <= 1'b0;
+            tmr_rnr_q <= 1'b0;
+            st_q <= StRewind;
+          end else begin
+            restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
+            st_q <= StRetry;
+          end
+        end
+        StRetry: begin
+          if (!retry_left) begin
+            fail_status_q <= rnic_pkg::WcRetryExcErr;
+            st_q <= StFail;
+          end else begin
+            rc_used_q[q] <= rc_used_q[q] + 3'd1;
+            rw_hold_q <= 1'b0;
+            tmr_rnr_q <= 1'b0;
+            st_q <= StRewind;
+          end
+        end
+        StRewind: begin
+          if (rewind_ready_i) begin
+            if (!rw_resume_q) begin
+              rw_v_q[q] <= 1'b1;
+              rw_psn_q[q] <= restart_q;
+            end
+            tmr_v_q <= 1'b1;
+            tmr_op_q <= tmr_rnr_q ? rnic_pkg::TmrRnr : rnic_pkg::TmrRestart;
+            tmr_cycles_q <= tmr_rnr_q ? rnic_pkg::rnr_cycles(d_q.aeth_syn[4:0]) :
+                                        rnic_pkg::ack_timeout_cycles(ctx.timeout);
+            st_q <= from_pkt_q ? StDrop : StIdle;
+          end
+        end
+        // Progress resets the retry counts and restarts the ACK timer.
+        StTmrUpd: begin
+          if (progress_q) begin
+            rc_used_q[q] <= '0;
+            rnr_used_q[q] <= '0;
+            rw_v_q[q] <= 1'b0;
+            tmr_v_q <= 1'b1;
+            tmr_op_q <= head_v ? rnic_pkg::TmrRestart : rnic_pkg::TmrStop;
+            tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
+          end
+          st_q <= from_pkt_q ? StDrop : StIdle;
+        end
+        // The head WQE fails (remote error NAK, retries exhausted): its
+        // completion, QP to ERR, flush of the rest of the SQ and the RQ.
         StNakHead: begin
-          if (head_v && (head.kind == rnic_pkg::InflNormal) &&
-              rnic_pkg::psn_ge(d_q.psn, head.first_psn) &&
-              rnic_pkg::psn_ge(head.last_psn, d_q.psn)) begin
-            cqe_q <= '0;
-            cqe_q.cqn <= ctx.scqn;
-            cqe_q.qpn <= qpn_q;
-            cqe_q.wqe_idx <= head.wqe_idx;
-            cqe_q.status <= nak_status_q;
-            cqe_q.opcode <= head.wc_op;
-            cqe_q.src_qp <= ctx.dest_qpn;
-            need_cqe_q <= 1'b1;
-            qp_err_o <= 1'b1;
-            qp_err_qpn_o <= qpn_q;
-            flushing_q <= 1'b1;
-            // Release the frame, then flush the rest of the SQ and the RQ.
-            release_o <= 1'b1;
-            release_slot_o <= slot_q;
-            ret_st_q <= StRqFlush;
-            st_q <= StRetireOut;
+          if (head_v && (head.kind == rnic_pkg::InflNormal) && psn_in_head) begin
+            fail_status_q <= nak_status_q;
+            st_q <= StFail;
           end else begin
             st_q <= StDrop;  // a NAK for nothing outstanding
           end
         end
+        StFail: begin
+          cqe_q <= '0;
+          cqe_q.cqn <= ctx.scqn;
+          cqe_q.qpn <= qpn_q;
+          cqe_q.wqe_idx <= head.wqe_idx;
+          cqe_q.status <= fail_status_q;
+          cqe_q.opcode <= head.wc_op;
+          cqe_q.src_qp <= ctx.dest_qpn;
+          need_cqe_q <= 1'b1;
+          qp_err_o <= 1'b1;
+          qp_err_qpn_o <= qpn_q;
+          flushing_q <= 1'b1;
+          tmr_v_q <= 1'b1;
+          tmr_op_q <= rnic_pkg::TmrStop;
+          release_o <= from_pkt_q && !placed_q;
+          release_slot_o <= slot_q;
+          placed_q <= 1'b1;
+          ret_st_q <= StRqFlush;
+          st_q <= StRetireOut;
+        end
+        // READ response or atomic ACK for the head WQE: in order, its data
+        // go to the WQE's SGEs; a gap is an implied NAK; earlier ones are
+        // duplicates.
         StRdRespHead: begin
-          if (head_v && head.is_read && (head.kind == rnic_pkg::InflNormal) &&
-              rnic_pkg::psn_ge(d_q.psn, head.first_psn) &&
-              rnic_pkg::psn_ge(head.last_psn, d_q.psn)) begin
-            // Place into the READ WQE's local SGEs (from segment 2 on).
-            wqe_addr_q <= ctx.sq_base +
-                ({48'd0, head.wqe_idx & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
-            wqe_len_q <= 16'd1 << ctx.sq_wqe_shift;
-            sge_first_q <= 3'd2;
-            moff_q <= {8'd0, d_q.psn - head.first_psn} << mtu_lg;
-            plen_q <= d_q.pay_len;
-            st_q <= StFetchReq;
+          if (head_resp && psn_in_head &&
+              ((op == rnic_pkg::OpAtomicAck) == head_atomic)) begin
+            if (d_q.psn != una_q[q]) begin
+              if (rnic_pkg::psn_ge(d_q.psn, una_q[q])) begin
+                restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] :
+                                                                          head.first_psn;
+                st_q <= StRetry;
+              end else begin
+                st_q <= StTmrUpd;
+              end
+            end else begin
+              wqe_addr_q <= ctx.sq_base +
+                  ({48'd0, head.wqe_idx & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
+              wqe_len_q <= 16'd1 << ctx.sq_wqe_shift;
+              if (head_atomic) begin
+                // The original value sits in the AtomicAckETH, after the AETH.
+                sge_first_q <= 3'd3;
+                moff_q <= '0;
+                plen_q <= 13'd8;
+                poff_q <= 8'(rnic_pkg::BaseHdrBytes + 4);
+              end else begin
+                sge_first_q <= 3'd2;
+                moff_q <= {8'd0, d_q.psn - head.first_psn} << mtu_lg;
+                plen_q <= d_q.pay_len;
+              end
+              st_q <= StFetchReq;
+            end
           end else begin
-            st_q <= StDrop;
+            st_q <= StTmrUpd;
           end
         end
         // ---------------------------------------------------------------------
@@ -521,23 +813,43 @@ module rnic_rx_engine #(
           err_syn_q <= '0;
           err_cqe_q <= 1'b0;
           err_status_q <= '0;
-          job_q <= {1'b0, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], 64'd0, 32'd0};
+          job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0);
           if (d_q.psn != epsn) begin
             if (rnic_pkg::psn_ge(epsn - 24'd1, d_q.psn)) begin
-              // Duplicate: acknowledge again what we have.
-              job_q <= {1'b0, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q], 64'd0, 32'd0};
+              // Duplicate: READs run again, atomics are answered from the
+              // cache, the rest is acknowledged again without placing it.
+              if (is_read_req) begin
+                dup_q <= 1'b1;
+                nseg_q <= '0;
+                st_q <= (rsp_out_q[q] < ctx.max_dest_rd_atomic) ? StMap : StDrop;
+              end else if (is_atomic) begin
+                st_q <= StAtDup;
+              end else begin
+                job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q],
+                                '0, '0, '0);
+                ret_st_q <= StDrop;
+                st_q <= StJob;
+              end
+            end else if (!nak_sent_q[q]) begin
+              // Ahead of the expected PSN: one NAK per gap.
+              nak_sent_q[q] <= 1'b1;
+              job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q],
+                              '0, '0, '0);
+              ret_st_q <= StDrop;
+              st_q <= StJob;
             end else begin
-              job_q <= {1'b0, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q], 64'd0, 32'd0};
+              st_q <= StDrop;
             end
-            ret_st_q <= StDrop;
-            st_q <= StJob;
           end else if (!seq_ok) begin
+            nak_sent_q[q] <= 1'b0;
             err_syn_q <= rnic_pkg::AethNakInvReq;
             st_q <= StErrCqe;
           end else if (is_send || (is_write && is_last && has_imm)) begin
+            nak_sent_q[q] <= 1'b0;
             if (rq_empty) begin
               // Receiver not ready: RNR NAK with our minimum RNR timer.
-              job_q <= {1'b0, qpn_q, d_q.psn, 3'b001, ctx.min_rnr_timer, msn_q[q], 64'd0, 32'd0};
+              job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
+                              msn_q[q], '0, '0, '0);
               ret_st_q <= StDrop;
               st_q <= StJob;
             end else if (is_send) begin
@@ -552,11 +864,15 @@ module rnic_rx_engine #(
               st_q <= StMap;  // WRITE with immediate: the RQ WQE only gets the CQE
               nseg_q <= '0;
             end
-          end else if (is_write) begin
-            st_q <= StMap;
-            nseg_q <= '0;
+          end else if ((is_read_req || is_atomic) &&
+                       (rsp_out_q[q] >= ctx.max_dest_rd_atomic)) begin
+            // More READs/atomics outstanding than the responder has room for.
+            nak_sent_q[q] <= 1'b0;
+            err_syn_q <= rnic_pkg::AethNakInvReq;
+            st_q <= StErrCqe;
           end else begin
-            st_q <= StMap;  // READ request
+            nak_sent_q[q] <= 1'b0;
+            st_q <= StMap;  // WRITE, READ request or atomic
             nseg_q <= '0;
           end
         end
@@ -579,29 +895,34 @@ module rnic_rx_engine #(
               nseg_q <= '0;
               seg_len_q <= '0;
               map_prot_q <= 1'b0;
-              // RQ WQE: count in byte 0; SQ WQE: ds - 2 data segments.
-              sge_cnt_q <= (sge_first_q == 3'd1) ?
-                  ((beat_q == '0 ? rd_rsp_data_i[7:0] : wqe_q[7:0]) > 8'd4 ? 3'd5 :
-                   (beat_q == '0 ? rd_rsp_data_i[2:0] : wqe_q[2:0])) :
-                  ((beat_q == '0 ? rd_rsp_data_i[39:32] : wqe_q[39:32]) - 8'd2 > 8'd4 ? 3'd5 :
-                   3'((beat_q == '0 ? rd_rsp_data_i[39:32] : wqe_q[39:32]) - 8'd2));
+              sge_cnt_q <= (f_cnt > 8'd4) ? 3'd5 : f_cnt[2:0];
               st_q <= StMap;
             end
           end
         end
         StMap: begin
-          if (is_write || is_read_req) begin
-            // rkey path: one segment, or the READ job.
-            if (!ctx.access[is_read_req ? 2 : 1] ||
+          if (is_write || is_read_req || is_atomic) begin
+            // rkey path: one segment, the READ job, or the atomic.
+            if (!ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
                 ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
-                (is_read_req && (d_q.reth_len != 32'd0) && !chk_ok)) begin
+                ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok)) begin
               err_syn_q <= rnic_pkg::AethNakRemAcc;
+              st_q <= dup_q ? StDrop : StErrCqe;
+            end else if (is_atomic && (d_q.reth_va[2:0] != 3'd0)) begin
+              err_syn_q <= rnic_pkg::AethNakInvReq;   // atomics need 8-byte alignment
               st_q <= StErrCqe;
+            end else if (is_atomic) begin
+              at_addr_q <= chk_bus;
+              wqe_addr_q <= chk_bus;
+              wqe_len_q <= 16'd8;
+              st_q <= StAtRd;
             end else if (is_read_req) begin
-              job_q <= {1'b1, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q] + 24'd1,
-                        chk_bus, d_q.reth_len};
-              msn_q[q] <= msn_q[q] + 24'd1;
-              epsn_q[q] <= epsn + rd_npkts[23:0];
+              job_q <= mk_job(rnic_pkg::JobRead, qpn_q, d_q.psn, rnic_pkg::AethAck,
+                              dup_q ? msn_q[q] : msn_q[q] + 24'd1, chk_bus, d_q.reth_len, '0);
+              if (!dup_q) begin
+                msn_q[q] <= msn_q[q] + 24'd1;
+                epsn_q[q] <= epsn + rd_npkts[23:0];
+              end
               ret_st_q <= StDrop;
               st_q <= StJob;
             end else if (is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) begin
@@ -658,6 +979,53 @@ module rnic_rx_engine #(
             sge_i_q <= sge_i_q + 3'd1;
           end
         end
+        // Atomic: read the 8 bytes once every earlier payload is in memory,
+        // compute, write the result back, answer with the original value.
+        StAtRd: begin
+          if (place_idle && rd_req_ready_i) st_q <= StAtData;
+        end
+        StAtData: begin
+          if (rd_rsp_valid_i) begin
+            at_orig_q <= rd_rsp_data_i[63:0];
+            if (op == rnic_pkg::OpCmpSwap) begin
+              at_new_q <= d_q.atomic_swap;
+              at_cmp_ok_q <= (rd_rsp_data_i[63:0] == d_q.atomic_cmp);
+            end else begin
+              at_new_q <= rd_rsp_data_i[63:0] + d_q.atomic_swap;
+              at_cmp_ok_q <= 1'b1;
+            end
+            if (rd_rsp_err_i) begin
+              err_syn_q <= rnic_pkg::AethNakRemAcc;
+              st_q <= StErrCqe;
+            end else begin
+              st_q <= StAtWr;
+            end
+          end
+        end
+        StAtWr: begin
+          if (!at_cmp_ok_q || wr_ready_i) begin
+            ac_v_q[{q, ac_ptr_q[q]}] <= 1'b1;
+            ac_psn_q[{q, ac_ptr_q[q]}] <= d_q.psn;
+            ac_val_q[{q, ac_ptr_q[q]}] <= at_orig_q;
+            ac_ptr_q[q] <= ac_ptr_q[q] + 2'd1;
+            msn_q[q] <= msn_q[q] + 24'd1;
+            epsn_q[q] <= epsn + 24'd1;
+            job_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck,
+                            msn_q[q] + 24'd1, '0, '0, at_orig_q);
+            ret_st_q <= StDrop;
+            st_q <= StJob;
+          end
+        end
+        StAtDup: begin
+          if (ac_hit) begin
+            job_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q],
+                            '0, '0, ac_val);
+            ret_st_q <= StDrop;
+            st_q <= StJob;
+          end else begin
+            st_q <= StDrop;   // too old to answer: the requester's timer decides
+          end
+        end
         // Placement runs behind the engine: the engine hands the job over
         // and goes on with the next packet while the payload is written;
         // placement releases the frame slot. What makes data observable
@@ -671,27 +1039,29 @@ module rnic_rx_engine #(
         end
         StAfterPlace: begin
           if (rnic_pkg::op_is_response(op)) begin
-            // READ response data placed.
+            // READ response data or the atomic's original value placed.
+            una_q[q] <= d_q.psn + 24'd1;
+            progress_q <= 1'b1;
             if (d_q.psn == head.last_psn) begin
               cqe_q <= '0;
               cqe_q.cqn <= ctx.scqn;
               cqe_q.qpn <= qpn_q;
               cqe_q.wqe_idx <= head.wqe_idx;
               cqe_q.status <= rnic_pkg::WcSuccess;
-              cqe_q.opcode <= rnic_pkg::WcOpRead;
+              cqe_q.opcode <= head.wc_op;
               cqe_q.byte_len <= head.len;
               cqe_q.src_qp <= ctx.dest_qpn;
               need_cqe_q <= head.signaled;
               ack_mode_q <= 1'b0;
-              ret_st_q <= StIdle;
+              ret_st_q <= StTmrUpd;
               st_q <= StRetireOut;
             end else begin
-              st_q <= StDrop;
+              st_q <= StTmrUpd;
             end
           end else begin
             epsn_q[q] <= epsn + 24'd1;
-            job_q <= {1'b0, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q] + (is_last ? 24'd1 : 24'd0),
-                      64'd0, 32'd0};
+            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
+                            msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0);
             if (is_last) begin
               msn_q[q] <= msn_q[q] + 24'd1;
               seq_q[q] <= SeqIdle;
@@ -739,12 +1109,13 @@ module rnic_rx_engine #(
               need_cqe_q <= 1'b1;
               rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
             end
-            job_q <= {1'b0, qpn_q, d_q.psn, err_syn_q, msn_q[q], 64'd0, 32'd0};
+            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_q[q], '0, '0, '0);
             job_v_q <= 1'b1;
             qp_err_o <= 1'b1;
             qp_err_qpn_o <= qpn_q;
-            release_o <= 1'b1;
+            release_o <= !placed_q;
             release_slot_o <= slot_q;
+            placed_q <= 1'b1;
             flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
             ret_st_q <= StRqFlush;
@@ -773,6 +1144,17 @@ module rnic_rx_engine #(
         default: st_q <= StIdle;
       endcase
 
+      // Responder resources: taken when a READ/atomic job is queued, back
+      // when its responses have left.
+      if (rsp_done_i && (rsp_done_qpn_i < 24'(NQp))) begin
+        if (!(rsp_inc && (rsp_done_qpn_i == qpn_q))) begin
+          rsp_out_q[rsp_done_qpn_i[QpW-1:0]] <= rsp_out_q[rsp_done_qpn_i[QpW-1:0]] - 4'd1;
+          if (rsp_inc) rsp_out_q[q] <= rsp_out_q[q] + 4'd1;
+        end
+      end else if (rsp_inc) begin
+        rsp_out_q[q] <= rsp_out_q[q] + 4'd1;
+      end
+
       // Context writes reset the per-QP transport state.
       if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
         if (qp_wr_flags_i[rnic_pkg::QpFlagResetRq]) begin
@@ -781,11 +1163,19 @@ module rnic_rx_engine #(
           rmsg_off_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           seq_q[qp_wr_idx_i[QpW-1:0]] <= SeqIdle;
           msn_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          nak_sent_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+          rsp_out_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          ac_ptr_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          for (int i = 0; i < NAc; i++) ac_v_q[{qp_wr_idx_i[QpW-1:0], 2'(i)}] <= 1'b0;
         end
         if (qp_wr_flags_i[rnic_pkg::QpFlagSetRqPsn]) epsn_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_rq_psn_i;
+        if (qp_wr_flags_i[rnic_pkg::QpFlagSetSqPsn]) una_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_sq_psn_i;
         if (qp_wr_flags_i[rnic_pkg::QpFlagResetSq]) begin
           ring_v_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           cdone_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          rc_used_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          rnr_used_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          rw_v_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
         end
       end
     end

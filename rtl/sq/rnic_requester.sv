@@ -1,10 +1,22 @@
 // rnic_requester: turns fetched send WQEs into RoCEv2 request frames.
 //
 // Per WQE: decode the control segment, check every gather SGE against its MR
-// (lkey, PD, bounds, rights; READ targets need LOCAL_WRITE), hand an in-flight
-// record to the completer, then cut the message into path-MTU packets whose
-// payload is a list of DMA chunks for the TX builder. After a local error the
-// QP stops: its later WQEs go to the completer as flush records.
+// (lkey, PD, bounds, rights; READ and atomic targets need LOCAL_WRITE), hand
+// an in-flight record to the completer, then cut the message into path-MTU
+// packets whose payload is a list of DMA chunks for the TX builder. After a
+// local error the QP stops: its later WQEs go to the completer as flush
+// records.
+//
+// Retransmission (docs/transport.md): a rewind from the completer starts a
+// new epoch of the QP. WQEs fetched in an older epoch are dropped, and a
+// message being cut is abandoned. WQEs before the QP's first never-sent WQE
+// (new_idx) are sent again without a new in-flight record, with PSNs counted
+// from the rewind's first PSN; packets before the restart PSN are skipped,
+// and a READ restarted inside its response stream asks only for the rest.
+//
+// READ and atomic WQEs take a credit (max_rd_atomic) until the completer
+// retires them; a WQE without a credit, or a fenced WQE behind outstanding
+// READs/atomics, waits here (which also holds back other QPs' WQEs).
 module rnic_requester #(
   parameter int unsigned NQp = 1024
 ) (
@@ -14,11 +26,19 @@ module rnic_requester #(
   input  logic        wqe_valid_i,
   output logic        wqe_ready_o,
   input  logic [rnic_pkg::WqeBits+42-1:0] wqe_i,
+  input  logic [7:0]  wqe_epoch_i,
   // QP context writes (PSN load, SQ reset)
   input  logic        qp_wr_i,
   input  logic [23:0] qp_wr_idx_i,
   input  logic [7:0]  qp_wr_flags_i,
   input  logic [23:0] qp_wr_sq_psn_i,
+  // Rewinds accepted by rnic_sq_fetch (same handshake)
+  input  logic        rewind_take_i,
+  input  logic [rnic_pkg::RewindW-1:0] rewind_i,
+  input  logic        rewind_resume_i,
+  // A READ or atomic WQE retired by the completer (its credit returns)
+  input  logic        rd_done_i,
+  input  logic [23:0] rd_done_qpn_i,
   // Context read ports
   output logic [23:0] ctx_idx_o,
   input  logic [rnic_pkg::QpCfgW-1:0] ctx_i,
@@ -41,42 +61,56 @@ module rnic_requester #(
   } state_e;
   state_e st_q;
 
-  logic [23:0] sq_psn_q [NQp];
+  // Per-QP state
+  logic [23:0] sq_psn_q [NQp];   // PSN of the next never-sent WQE
+  logic [15:0] new_idx_q [NQp];  // index of the next never-sent WQE
+  logic [23:0] rs_psn_q [NQp];   // PSN of the next WQE sent again
+  logic [23:0] skip_q [NQp];     // packets before this PSN are not sent again
+  logic [7:0] epoch_q [NQp];
+  logic [3:0] rd_out_q [NQp];    // READ/atomic WQEs not yet retired
   logic stopped_q [NQp];
 
   logic [WqeBits-1:0] wqe_q;
   logic [23:0] qpn_q;
   logic [15:0] idx_q;
-  logic flush_q, ferr_q;
+  logic [7:0] wepoch_q;
+  logic flush_q, ferr_q, resend_q;
 
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
+  rnic_pkg::rewind_t rw;
   /* verilator lint_on UNUSEDSIGNAL */
   assign ctx_idx_o = qpn_q;
   assign ctx = ctx_i;
+  assign rw = rewind_i;
 
   // Decoded control segment
   logic [7:0] w_op, w_flags, w_ds;
   logic [31:0] w_imm;
   logic [63:0] w_rva;
   logic [31:0] w_rkey;
+  logic [63:0] w_swap, w_cmp;
   assign w_op = wqe_q[7:0];
   assign w_flags = wqe_q[15:8];
   assign w_ds = wqe_q[39:32];
   assign w_imm = wqe_q[95:64];
   assign w_rva = wqe_q[128 +: 64];
   assign w_rkey = wqe_q[192 +: 32];
+  assign w_swap = wqe_q[256 +: 64];
+  assign w_cmp = wqe_q[320 +: 64];
 
-  logic op_write, op_send, op_read, op_imm, op_ok;
+  logic op_write, op_send, op_read, op_atomic, op_imm, op_ok, op_resp;
   assign op_write = (w_op == rnic_pkg::WqeOpWrite) || (w_op == rnic_pkg::WqeOpWriteImm);
   assign op_send = (w_op == rnic_pkg::WqeOpSend) || (w_op == rnic_pkg::WqeOpSendImm);
   assign op_read = (w_op == rnic_pkg::WqeOpRead);
+  assign op_atomic = (w_op == rnic_pkg::WqeOpCmpSwap) || (w_op == rnic_pkg::WqeOpFetchAdd);
   assign op_imm = (w_op == rnic_pkg::WqeOpWriteImm) || (w_op == rnic_pkg::WqeOpSendImm);
-  assign op_ok = op_write || op_send || op_read;
+  assign op_ok = op_write || op_send || op_read || op_atomic;
+  assign op_resp = op_read || op_atomic;   // answered by response data
 
   logic [7:0] first_seg;
   logic [7:0] nsge_w;
-  assign first_seg = op_send ? 8'd1 : 8'd2;
+  assign first_seg = op_send ? 8'd1 : op_atomic ? 8'd3 : 8'd2;
   assign nsge_w = w_ds - first_seg;
 
   // SGE table after the check
@@ -99,7 +133,7 @@ module rnic_requester #(
   logic [63:0] mr_bus;
   rnic_mr_check u_mr_check (
     .mr_i(mr_i), .key_i(seg_key), .pd_i(ctx.pd), .va_i(seg_va), .len_i(seg_len),
-    .access_i(op_read ? 4'b0001 : 4'b0000), .ok_o(mr_ok), .bus_o(mr_bus)
+    .access_i(op_resp ? 4'b0001 : 4'b0000), .ok_o(mr_ok), .bus_o(mr_bus)
   );
 
   // Packetization
@@ -109,7 +143,7 @@ module rnic_requester #(
   assign mtu_lg = rnic_pkg::mtu_log(ctx.pmtu);
 
   logic [31:0] remain_q;      // message bytes not yet packetized
-  logic [23:0] psn_q;
+  logic [23:0] psn_q, first_psn_q, skip_psn_q;
   logic first_pkt_q;
   logic [12:0] pkt_len_q, need_q;
   logic [2:0] cur_sge_q;
@@ -118,8 +152,9 @@ module rnic_requester #(
   logic [255:0] chunk_addr_q;
   logic [51:0] chunk_len_q;
 
-  logic [31:0] npkts;          // packets of the message (READ: of the response)
-  assign npkts = (total_q == 32'd0) ? 32'd1 :
+  logic [31:0] npkts;          // PSNs of the message (READ: of its response)
+  assign npkts = op_atomic ? 32'd1 :
+                 (total_q == 32'd0) ? 32'd1 :
                  ((total_q + {19'd0, mtu} - 32'd1) >> mtu_lg);
 
   rnic_pkg::infl_t infl;
@@ -130,32 +165,47 @@ module rnic_requester #(
   logic local_err;
   assign local_err = (status_q != rnic_pkg::WcSuccess);
 
+  // The message's first PSN: a WQE sent again continues the rewound sequence.
+  logic [23:0] base_psn;
+  assign base_psn = resend_q ? rs_psn_q[q] : sq_psn_q[q];
+
   always_comb begin
     infl = '0;
     infl.qpn = qpn_q;
+    infl.epoch = wepoch_q;
     infl.wqe_idx = idx_q;
     infl.kind = flush_q ? rnic_pkg::InflFlush :
                 local_err ? rnic_pkg::InflLocalErr : rnic_pkg::InflNormal;
     infl.status = flush_q ? rnic_pkg::WcWrFlushErr : status_q;
     infl.wc_op = op_read ? rnic_pkg::WcOpRead : op_write ? rnic_pkg::WcOpWrite :
+                 (w_op == rnic_pkg::WqeOpCmpSwap) ? rnic_pkg::WcOpCompSwap :
+                 (w_op == rnic_pkg::WqeOpFetchAdd) ? rnic_pkg::WcOpFetchAdd :
                  rnic_pkg::WcOpSend;
     infl.signaled = w_flags[rnic_pkg::WqeFlagSignaled];
-    infl.is_read = op_read;
+    infl.is_read = op_resp;
     infl.first_psn = sq_psn_q[q];
     infl.last_psn = sq_psn_q[q] + npkts[23:0] - 24'd1;
-    infl.len = total_q;
+    infl.len = op_atomic ? 32'd8 : total_q;
   end
   assign infl_o = infl;
-  assign infl_valid_o = (st_q == StInfl);
+  // A WQE sent again already has its record; a stale one gets none.
+  assign infl_valid_o = (st_q == StInfl) && !resend_q;
 
   logic last_pkt;
   assign last_pkt = (remain_q <= {19'd0, mtu});
+
+  // A READ sent again from inside its response stream asks for the rest.
+  logic [31:0] rd_skip_bytes;
+  assign rd_skip_bytes = {8'd0, skip_psn_q - first_psn_q} << mtu_lg;
+  logic rd_partial;
+  assign rd_partial = op_read && (skip_psn_q != first_psn_q) &&
+                      rnic_pkg::psn_ge(skip_psn_q, first_psn_q);
 
   always_comb begin
     txd = '0;
     txd.qpn = qpn_q;
     txd.psn = psn_q;
-    txd.pay_len = op_read ? 13'd0 : pkt_len_q;
+    txd.pay_len = op_resp ? 13'd0 : pkt_len_q;
     txd.reth_va = w_rva;
     txd.reth_rkey = w_rkey;
     txd.reth_len = total_q;
@@ -168,9 +218,22 @@ module rnic_requester #(
     txd.ev_first = first_pkt_q;
     txd.ev_last = last_pkt;
     txd.wqe_idx = idx_q;
+    txd.atomic_swap = w_swap;
+    txd.atomic_cmp = w_cmp;
     if (op_read) begin
       txd.opcode = rnic_pkg::OpReadReq;
       txd.ack_req = 1'b1;
+      txd.ev_last = 1'b1;
+      if (rd_partial) begin
+        txd.psn = skip_psn_q;
+        txd.reth_va = w_rva + {32'd0, rd_skip_bytes};
+        txd.reth_len = total_q - rd_skip_bytes;
+      end
+    end else if (op_atomic) begin
+      txd.opcode = (w_op == rnic_pkg::WqeOpCmpSwap) ? rnic_pkg::OpCmpSwap : rnic_pkg::OpFetchAdd;
+      txd.ack_req = 1'b1;
+      txd.ev_last = 1'b1;
+      txd.reth_len = 32'd8;
     end else if (op_send) begin
       if (first_pkt_q && last_pkt) txd.opcode = op_imm ? rnic_pkg::OpSendOnlyImm : rnic_pkg::OpSendOnly;
       else if (first_pkt_q) txd.opcode = rnic_pkg::OpSendFirst;
@@ -184,13 +247,29 @@ module rnic_requester #(
     end
   end
   assign txd_o = txd;
-  assign txd_valid_o = (st_q == StSend);
+
+  // Packets before the restart PSN are counted but not sent. A message whose
+  // QP was rewound meanwhile is abandoned (stale) before its next packet; a
+  // packet already offered stays offered (valid does not drop) and the
+  // responder treats it as out of sequence.
+  logic skip_pkt, stale;
+  assign skip_pkt = !op_resp && !rnic_pkg::psn_ge(psn_q, skip_psn_q);
+  assign stale = (wepoch_q != epoch_q[q]);
+  assign txd_valid_o = (st_q == StSend) && !skip_pkt;
   assign wqe_ready_o = (st_q == StIdle);
+
+  // Credits and fences
+  logic rd_block;
+  assign rd_block = (op_resp && (rd_out_q[q] >= ctx.max_rd_atomic)) ||
+                    (w_flags[rnic_pkg::WqeFlagFence] && (rd_out_q[q] != 4'd0));
 
   // Chunk step: the bytes of the current SGE that go into this packet.
   logic [31:0] sge_left, take;
   assign sge_left = sge_len_q[cur_sge_q[1:0]] - cur_off_q;
   assign take = (sge_left < {19'd0, need_q}) ? sge_left : {19'd0, need_q};
+
+  logic send_done;
+  assign send_done = (st_q == StSend) && (skip_pkt || txd_ready_i);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -198,14 +277,18 @@ module rnic_requester #(
       wqe_q <= '0;
       qpn_q <= '0;
       idx_q <= '0;
+      wepoch_q <= '0;
       flush_q <= 1'b0;
       ferr_q <= 1'b0;
+      resend_q <= 1'b0;
       nsge_q <= '0;
       sge_i_q <= '0;
       total_q <= '0;
       status_q <= '0;
       remain_q <= '0;
       psn_q <= '0;
+      first_psn_q <= '0;
+      skip_psn_q <= '0;
       first_pkt_q <= 1'b0;
       pkt_len_q <= '0;
       need_q <= '0;
@@ -223,6 +306,7 @@ module rnic_requester #(
         StIdle: begin
           if (wqe_valid_i) begin
             {ferr_q, flush_q, qpn_q, idx_q, wqe_q} <= wqe_i;
+            wepoch_q <= wqe_epoch_i;
             st_q <= StDecode;
           end
         end
@@ -230,12 +314,22 @@ module rnic_requester #(
           sge_i_q <= '0;
           total_q <= '0;
           status_q <= rnic_pkg::WcSuccess;
+          resend_q <= (idx_q != new_idx_q[q]);
+          skip_psn_q <= (idx_q != new_idx_q[q]) ? skip_q[q] : sq_psn_q[q];
           if (flush_q || stopped_q[q] || (ctx.state == rnic_pkg::QpsErr)) begin
+            // Flush records replace whatever the ring holds for the index.
             flush_q <= 1'b1;
+            resend_q <= 1'b0;
             st_q <= StInfl;
-          end else if (ferr_q || !op_ok || (w_ds < first_seg) || (nsge_w > 8'd4)) begin
+          end else if (stale) begin
+            st_q <= StIdle;     // fetched before a rewind: it comes again
+          end else if (ferr_q || !op_ok || (w_ds < first_seg) || (nsge_w > 8'd4) ||
+                       (op_resp && (ctx.max_rd_atomic == 4'd0)) ||
+                       (op_atomic && (nsge_w != 8'd1))) begin
             status_q <= rnic_pkg::WcLocQpOpErr;
-            st_q <= StInfl;
+            st_q <= (idx_q != new_idx_q[q]) ? StIdle : StInfl;
+          end else if ((idx_q == new_idx_q[q]) && rd_block) begin
+            // wait for a credit (the completer retires READs/atomics)
           end else begin
             nsge_q <= nsge_w[2:0];
             st_q <= StCheck;
@@ -253,28 +347,40 @@ module rnic_requester #(
             if (!mr_ok && (seg_len != 32'd0)) begin
               status_q <= rnic_pkg::WcLocProtErr;
               st_q <= StInfl;
+            end else if (op_atomic && (seg_len != 32'd8)) begin
+              status_q <= rnic_pkg::WcLocLenErr;
+              st_q <= StInfl;
             end
           end
         end
         StInfl: begin
-          if (infl_ready_i) begin
+          if (resend_q && (flush_q || local_err)) begin
+            // Sent before, now refused (its MR went away): the record in
+            // the ring stays; the ACK timeout ends the QP.
+            st_q <= StIdle;
+          end else if (resend_q || infl_ready_i) begin
             if (flush_q || local_err) begin
               st_q <= StIdle;
             end else begin
-              psn_q <= sq_psn_q[q];
+              psn_q <= base_psn;
+              first_psn_q <= base_psn;
               remain_q <= total_q;
               first_pkt_q <= 1'b1;
               cur_sge_q <= '0;
               cur_off_q <= '0;
               nchunk_q <= '0;
               pkt_len_q <= (total_q < {19'd0, mtu}) ? total_q[12:0] : mtu;
-              need_q <= op_read ? 13'd0 : ((total_q < {19'd0, mtu}) ? total_q[12:0] : mtu);
+              need_q <= op_resp ? 13'd0 : ((total_q < {19'd0, mtu}) ? total_q[12:0] : mtu);
+              // A skip that lies before this message does not apply.
+              if (!rnic_pkg::psn_ge(skip_psn_q, base_psn)) skip_psn_q <= base_psn;
               st_q <= StChunk;
             end
           end
         end
         StChunk: begin
-          if (need_q == 13'd0) begin
+          if (stale) begin
+            st_q <= StIdle;
+          end else if (need_q == 13'd0) begin
             st_q <= StSend;
           end else if (sge_left == 32'd0) begin
             cur_sge_q <= cur_sge_q + 3'd1;
@@ -288,11 +394,11 @@ module rnic_requester #(
           end
         end
         StSend: begin
-          if (txd_ready_i) begin
+          if (send_done) begin
             first_pkt_q <= 1'b0;
             nchunk_q <= '0;
             psn_q <= psn_q + 24'd1;
-            if (op_read || last_pkt) begin
+            if (op_resp || last_pkt) begin
               st_q <= StIdle;
             end else begin
               remain_q <= remain_q - {19'd0, mtu};
@@ -309,17 +415,54 @@ module rnic_requester #(
     end
   end
 
-  // Per-QP state: next PSN and the stop after a local error.
+  // Per-QP state. A rewind (not a resume) starts a new epoch and points the
+  // resend sequence at the rewound WQE.
+  logic rw_take;
+  logic [QpW-1:0] rq;
+  assign rw_take = rewind_take_i && !rewind_resume_i && (rw.qpn < 24'(NQp));
+  assign rq = rw.qpn[QpW-1:0];
+
+  logic infl_take, new_resp, res_next;
+  assign infl_take = (st_q == StInfl) && infl_valid_o && infl_ready_i;
+  assign new_resp = infl_take && !flush_q && !local_err && op_resp;
+  // A WQE sent again moves the resend PSN on when its cutting starts.
+  assign res_next = (st_q == StInfl) && resend_q && !flush_q && !local_err;
+
   always_ff @(posedge clk_i) begin
     if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
       if (qp_wr_flags_i[rnic_pkg::QpFlagSetSqPsn]) sq_psn_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_sq_psn_i;
-      if (qp_wr_flags_i[rnic_pkg::QpFlagResetSq]) stopped_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+      if (qp_wr_flags_i[rnic_pkg::QpFlagResetSq]) begin
+        stopped_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+        new_idx_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+        rd_out_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+      end
     end
-    if ((st_q == StInfl) && infl_ready_i && !flush_q) begin
-      if (local_err) stopped_q[q] <= 1'b1;
-      else sq_psn_q[q] <= sq_psn_q[q] + npkts[23:0];
+    if (infl_take) begin
+      if (flush_q || local_err) begin
+        if (local_err) stopped_q[q] <= 1'b1;
+      end else begin
+        sq_psn_q[q] <= sq_psn_q[q] + npkts[23:0];
+      end
+      if (idx_q == new_idx_q[q]) new_idx_q[q] <= new_idx_q[q] + 16'd1;
+    end
+    if (res_next) rs_psn_q[q] <= rs_psn_q[q] + npkts[23:0];
+    if (rw_take) begin
+      epoch_q[rq] <= epoch_q[rq] + 8'd1;
+      rs_psn_q[rq] <= rw.first_psn;
+      skip_q[rq] <= rw.restart_psn;
+    end
+    // Credits: taken when a new READ/atomic is recorded, returned on retire.
+    if (rd_done_i && (rd_done_qpn_i < 24'(NQp))) begin
+      if (new_resp && (rd_done_qpn_i[QpW-1:0] == q)) begin
+        // both at once: unchanged
+      end else begin
+        rd_out_q[rd_done_qpn_i[QpW-1:0]] <= rd_out_q[rd_done_qpn_i[QpW-1:0]] - 4'd1;
+        if (new_resp) rd_out_q[q] <= rd_out_q[q] + 4'd1;
+      end
+    end else if (new_resp) begin
+      rd_out_q[q] <= rd_out_q[q] + 4'd1;
     end
   end
   logic unused;
-  assign unused = ^npkts[31:24];  // PSNs wrap at 24 bits
+  assign unused = ^{npkts[31:24], rw.idx, rw.hold};
 endmodule

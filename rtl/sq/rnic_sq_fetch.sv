@@ -8,7 +8,10 @@
 // data return in order and are assembled into whole WQEs. A QP in ERR produces
 // flush items instead of reads. rewind_* moves fetch_ci back to an
 // unacknowledged WQE: the requester then re-reads WQE and payload from host
-// memory, which is how retransmission restarts.
+// memory, which is how retransmission restarts. Every rewind starts a new
+// epoch of the QP; WQEs carry the epoch they were fetched in, so the
+// requester can drop those fetched before the rewind. A rewind with hold
+// parks the QP (RNR wait) until a rewind with resume.
 module rnic_sq_fetch #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
@@ -26,11 +29,14 @@ module rnic_sq_fetch #(
   output logic        done_ready_o,
   input  logic [23:0] done_qpn_i,
   input  logic [15:0] done_ci_i,
-  // Rewind (retransmission): fetch again from rewind_idx_i
+  // Rewind (retransmission): fetch again from rewind_idx_i; hold parks the
+  // QP, resume (with nothing else) lets it go on
   input  logic        rewind_valid_i,
   output logic        rewind_ready_o,
   input  logic [23:0] rewind_qpn_i,
   input  logic [15:0] rewind_idx_i,
+  input  logic        rewind_hold_i,
+  input  logic        rewind_resume_i,
   // QP context writes (reset of the SQ indices)
   input  logic        qp_wr_i,
   input  logic [23:0] qp_wr_idx_i,
@@ -52,6 +58,7 @@ module rnic_sq_fetch #(
   output logic        wqe_valid_o,
   input  logic        wqe_ready_i,
   output logic [rnic_pkg::WqeBits+42-1:0] wqe_o,
+  output logic [7:0]  wqe_epoch_o,
   // Trace: WQE fetched
   output logic        ev_valid_o,
   output logic [23:0] ev_qpn_o,
@@ -61,8 +68,8 @@ module rnic_sq_fetch #(
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;
   localparam int unsigned BeatsMax = WqeBits / DataW;
   localparam int unsigned BeatW = (BeatsMax > 1) ? $clog2(BeatsMax) : 1;
-  localparam int unsigned OutW = WqeBits + 42;
-  localparam int unsigned PendW = 41;
+  localparam int unsigned OutW = WqeBits + 50;
+  localparam int unsigned PendW = 49;
   localparam int unsigned SlotCntW = $clog2(Slots) + 1;
   localparam logic [15:0] InflMax = 16'(InflDepth);
   localparam logic [SlotCntW:0] SlotsC = (SlotCntW+1)'(Slots);
@@ -71,6 +78,8 @@ module rnic_sq_fetch #(
   logic [15:0] fetch_ci_q [NQp];
   logic [15:0] done_ci_q [NQp];
   logic queued_q [NQp];
+  logic [7:0] epoch_q [NQp];
+  logic hold_q [NQp];
 
   // ---------------------------------------------------------------------------
   // Active QP FIFO
@@ -110,8 +119,8 @@ module rnic_sq_fetch #(
   assign h_work = (h_fetch != h_pi);
   assign h_window = ((h_fetch - h_done) < InflMax);
   assign h_err = (ctx.state == rnic_pkg::QpsErr);
-  assign h_run = (ctx.state == rnic_pkg::QpsRts) || (ctx.state == rnic_pkg::QpsSqd) ||
-                 (ctx.state == rnic_pkg::QpsSqe);
+  assign h_run = ((ctx.state == rnic_pkg::QpsRts) || (ctx.state == rnic_pkg::QpsSqd) ||
+                  (ctx.state == rnic_pkg::QpsSqe)) && !hold_q[h];
   assign pend_cnt_w = {1'b0, pend_count};
   assign out_cnt_w = {1'b0, out_count};
   assign can_issue = act_valid && h_work && h_window && (h_err || h_run) &&
@@ -150,10 +159,12 @@ module rnic_sq_fetch #(
   // would be lost).
   logic head_leaves, done_needs, db_needs, rewind_needs;
   assign head_leaves = act_pop && !(issue && h_more);
-  assign rewind_needs = (rewind_qpn_i < 24'(NQp)) &&
+  logic [15:0] rw_fetch;
+  assign rw_fetch = rewind_resume_i ? fetch_ci_q[rewind_qpn_i[QpW-1:0]] : rewind_idx_i;
+  assign rewind_needs = (rewind_qpn_i < 24'(NQp)) && !rewind_hold_i &&
                         (!queued_q[rewind_qpn_i[QpW-1:0]] ||
                          (head_leaves && (rewind_qpn_i == act_head))) &&
-                        (rewind_idx_i != sq_pi_q[rewind_qpn_i[QpW-1:0]]);
+                        (rw_fetch != sq_pi_q[rewind_qpn_i[QpW-1:0]]);
   assign done_needs = (done_qpn_i < 24'(NQp)) &&
                       (!queued_q[done_qpn_i[QpW-1:0]] ||
                        (head_leaves && (done_qpn_i == act_head))) &&
@@ -190,13 +201,18 @@ module rnic_sq_fetch #(
     end
     if (issue) fetch_ci_q[h] <= h_fetch + 16'd1;
     if (rewind_take && (rewind_qpn_i < 24'(NQp))) begin
-      fetch_ci_q[rewind_qpn_i[QpW-1:0]] <= rewind_idx_i;
+      if (!rewind_resume_i) begin
+        fetch_ci_q[rewind_qpn_i[QpW-1:0]] <= rewind_idx_i;
+        epoch_q[rewind_qpn_i[QpW-1:0]] <= epoch_q[rewind_qpn_i[QpW-1:0]] + 8'd1;
+      end
+      hold_q[rewind_qpn_i[QpW-1:0]] <= rewind_hold_i;
       if (rewind_needs) queued_q[rewind_qpn_i[QpW-1:0]] <= 1'b1;
     end
     if (qp_wr_i && qp_wr_flags_i[rnic_pkg::QpFlagResetSq] && (qp_wr_idx_i < 24'(NQp))) begin
       sq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       fetch_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       done_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+      hold_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
     end
   end
 
@@ -209,15 +225,16 @@ module rnic_sq_fetch #(
   logic pend_flush;
   logic [23:0] pend_qpn;
   logic [15:0] pend_idx;
+  logic [7:0] pend_epoch;
 
-  assign pend_in = {h_err, act_head, h_fetch};
+  assign pend_in = {epoch_q[h], h_err, act_head, h_fetch};
   rnic_fifo #(.Width(PendW), .Depth(Slots)) u_pending (
     .clk_i, .rst_ni,
     .in_valid_i(issue), .in_ready_o(pend_in_ready), .in_data_i(pend_in),
     .out_valid_o(pend_valid), .out_ready_i(pend_pop), .out_data_o(pend_head),
     .count_o(pend_count)
   );
-  assign {pend_flush, pend_qpn, pend_idx} = pend_head;
+  assign {pend_epoch, pend_flush, pend_qpn, pend_idx} = pend_head;
 
   logic [WqeBits-1:0] asm_q;
   logic [BeatW-1:0] beat_q;
@@ -236,8 +253,8 @@ module rnic_sq_fetch #(
     asm_d = asm_q;
     asm_d[beat_q*DataW +: DataW] = rd_rsp_data_i;
   end
-  assign out_in = {asm_err_q || (beat_take && rd_rsp_err_i), pend_flush, pend_qpn, pend_idx,
-                   pend_flush ? '0 : asm_d};
+  assign out_in = {pend_epoch, asm_err_q || (beat_take && rd_rsp_err_i), pend_flush, pend_qpn,
+                   pend_idx, pend_flush ? '0 : asm_d};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -260,7 +277,7 @@ module rnic_sq_fetch #(
   rnic_fifo #(.Width(OutW), .Depth(Slots)) u_out (
     .clk_i, .rst_ni,
     .in_valid_i(out_push), .in_ready_o(out_in_ready), .in_data_i(out_in),
-    .out_valid_o(wqe_valid_o), .out_ready_i(wqe_ready_i), .out_data_o(wqe_o),
+    .out_valid_o(wqe_valid_o), .out_ready_i(wqe_ready_i), .out_data_o({wqe_epoch_o, wqe_o}),
     .count_o(out_count)
   );
 

@@ -1,28 +1,31 @@
 // rnic_rd_resp: the responder's transmit side. Jobs from the transport
-// engine, in the order the requests arrived, become ACK/NAK frames or RDMA
-// READ response streams (first/middle/last/only, path-MTU payloads read from
-// host memory by the TX builder). One queue keeps an ACK from passing the
-// READ responses before it.
+// engine, in the order the requests arrived, become ACK/NAK frames, atomic
+// ACKs (with the original value), or RDMA READ response streams
+// (first/middle/last/only, path-MTU payloads read from host memory by the TX
+// builder). One queue keeps an ACK from passing the responses before it.
+// done_o reports each READ or atomic job whose last frame left, which frees
+// one of the QP's responder resources (max_dest_rd_atomic).
 module rnic_rd_resp #(
   parameter int unsigned JobDepth = 8
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  // {is_read, qpn, psn, syn, msn, addr, len}
   input  logic        job_valid_i,
   output logic        job_ready_o,
-  input  logic [176:0] job_i,
+  input  logic [rnic_pkg::RspJobW-1:0] job_i,
   output logic [23:0] ctx_idx_o,
   input  logic [rnic_pkg::QpCfgW-1:0] ctx_i,
   output logic        txd_valid_o,
   input  logic        txd_ready_i,
-  output logic [rnic_pkg::TxdW-1:0] txd_o
+  output logic [rnic_pkg::TxdW-1:0] txd_o,
+  output logic        done_o,
+  output logic [23:0] done_qpn_o
 );
   logic jv;
-  logic [176:0] j;
+  logic [rnic_pkg::RspJobW-1:0] j;
   logic [$clog2(JobDepth):0] jcount;
   logic jpop;
-  rnic_fifo #(.Width(177), .Depth(JobDepth)) u_jobs (
+  rnic_fifo #(.Width(rnic_pkg::RspJobW), .Depth(JobDepth)) u_jobs (
     .clk_i, .rst_ni,
     .in_valid_i(job_valid_i), .in_ready_o(job_ready_o), .in_data_i(job_i),
     .out_valid_o(jv), .out_ready_i(jpop), .out_data_o(j),
@@ -30,11 +33,13 @@ module rnic_rd_resp #(
   );
 
   logic j_read;
+  logic [1:0] j_kind;
   logic [23:0] j_qpn, j_psn, j_msn;
   logic [7:0] j_syn;
-  logic [63:0] j_addr;
+  logic [63:0] j_addr, j_orig;
   logic [31:0] j_len;
-  assign {j_read, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len} = j;
+  assign {j_kind, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len, j_orig} = j;
+  assign j_read = (j_kind == rnic_pkg::JobRead);
   assign ctx_idx_o = j_qpn;
 
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
@@ -60,7 +65,11 @@ module rnic_rd_resp #(
     t.qpn = j_qpn;
     t.aeth_syn = j_syn;
     t.aeth_msn = j_msn;
-    if (!j_read) begin
+    if (j_kind == rnic_pkg::JobAtomic) begin
+      t.opcode = rnic_pkg::OpAtomicAck;
+      t.psn = j_psn;
+      t.atomic_swap = j_orig;
+    end else if (!j_read) begin
       t.opcode = rnic_pkg::OpAck;
       t.psn = j_psn;
     end else begin
@@ -77,6 +86,8 @@ module rnic_rd_resp #(
   assign txd_o = t;
   assign txd_valid_o = jv;
   assign jpop = jv && txd_ready_i && (!j_read || last);
+  assign done_o = jpop && (j_kind != rnic_pkg::JobAck);
+  assign done_qpn_o = j_qpn;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
