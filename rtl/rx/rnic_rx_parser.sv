@@ -138,16 +138,34 @@ module rnic_rx_parser #(
     desc.se = hb[43][7];
     desc.pay_len = pay_len[12:0];
     desc.src_ip = {hb[26], hb[27], hb[28], hb[29]};
-    if (rnic_pkg::op_has_reth(op)) begin
+    // Extension headers at the fixed offsets of their IBA order (DETH, RETH,
+    // AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; at most two per opcode).
+    // ImmDt and IETH keep the wire byte order (imm[8i+7:8i] = wire byte i).
+    if (rnic_pkg::op_has_deth(op)) begin
+      desc.qkey = {hb[54], hb[55], hb[56], hb[57]};
+      desc.src_qp = {hb[59], hb[60], hb[61]};
+      if (rnic_pkg::op_has_imm(op)) desc.imm = {hb[65], hb[64], hb[63], hb[62]};
+    end else if (rnic_pkg::op_has_reth(op)) begin
       desc.reth_va = {hb[54], hb[55], hb[56], hb[57], hb[58], hb[59], hb[60], hb[61]};
       desc.reth_rkey = {hb[62], hb[63], hb[64], hb[65]};
       desc.reth_len = {hb[66], hb[67], hb[68], hb[69]};
       if (rnic_pkg::op_has_imm(op)) desc.imm = {hb[73], hb[72], hb[71], hb[70]};
-    end else if (rnic_pkg::op_has_imm(op)) begin
-      desc.imm = {hb[57], hb[56], hb[55], hb[54]};
+    end else if (rnic_pkg::op_has_atomic_eth(op)) begin
+      // The 8 bytes the atomic touches, as a RETH would describe them, so the
+      // engine's key check is the same as for a READ or WRITE.
+      desc.reth_va = {hb[54], hb[55], hb[56], hb[57], hb[58], hb[59], hb[60], hb[61]};
+      desc.reth_rkey = {hb[62], hb[63], hb[64], hb[65]};
+      desc.reth_len = 32'd8;
+      desc.atomic_swap = {hb[66], hb[67], hb[68], hb[69], hb[70], hb[71], hb[72], hb[73]};
+      desc.atomic_cmp = {hb[74], hb[75], hb[76], hb[77], hb[78], hb[79], hb[80], hb[81]};
     end else if (rnic_pkg::op_has_aeth(op)) begin
       desc.aeth_syn = hb[54];
       desc.aeth_msn = {hb[55], hb[56], hb[57]};
+      if (op == rnic_pkg::OpAtomicAck) begin
+        desc.atomic_swap = {hb[58], hb[59], hb[60], hb[61], hb[62], hb[63], hb[64], hb[65]};
+      end
+    end else if (rnic_pkg::op_has_imm(op) || rnic_pkg::op_has_ieth(op)) begin
+      desc.imm = {hb[57], hb[56], hb[55], hb[54]};
     end
     good = ({hb[12], hb[13]} == 16'h0800) && (hb[14] == 8'h45) && (hb[23] == 8'd17) &&
            ({hb[36], hb[37]} == 16'd4791) && (dst_ip == port_ip_i) &&

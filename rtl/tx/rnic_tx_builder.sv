@@ -1,7 +1,8 @@
 // rnic_tx_builder: builds RoCEv2 frames and sends them.
 //
 // Store and forward with NSlots frame slots and three stages that overlap:
-// intake writes the Ethernet/IPv4/UDP/BTH/extension headers of a frame and
+// intake writes the Ethernet/IPv4/UDP/BTH/extension headers of a frame (to
+// the QP context's peer, or to the descriptor's address handle for UD) and
 // issues its payload DMA reads (one per chunk, back to back); assembly packs
 // the returned beats behind the header at any byte offset; emission streams a
 // finished frame. With three slots one frame is on the wire, one is being
@@ -65,9 +66,7 @@ module rnic_tx_builder #(
   // ---------------------------------------------------------------------------
   // Header construction
   // ---------------------------------------------------------------------------
-  /* verilator lint_off UNUSEDSIGNAL */  // atomic and UD fields: not built yet
   rnic_pkg::txd_t d_q;
-  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -85,6 +84,15 @@ module rnic_tx_builder #(
   assign ip_len = frame_len + 16'd4 - 16'd14;
   assign udp_len = ip_len - 16'd20;
 
+  // Destination: a UD descriptor carries its address handle's; everything
+  // else goes to the QP context's peer.
+  logic [47:0] dst_mac;
+  logic [31:0] dst_ip;
+  logic [23:0] dst_qpn;
+  assign dst_mac = d_q.ud_en ? d_q.ud_dmac : ctx.dest_mac;
+  assign dst_ip = d_q.ud_en ? d_q.ud_dip : ctx.dest_ip;
+  assign dst_qpn = d_q.ud_en ? d_q.ud_dqpn : ctx.dest_qpn;
+
   logic [7:0] hb [HdrBytes];
   logic [HdrBytes*8-1:0] hdr_vec;
   logic [19:0] csum_acc;
@@ -94,7 +102,7 @@ module rnic_tx_builder #(
     for (int i = 0; i < HdrBytes; i++) hb[i] = 8'h00;
     // Ethernet
     for (int i = 0; i < 6; i++) begin
-      hb[i] = ctx.dest_mac[8*(5-i) +: 8];
+      hb[i] = dst_mac[8*(5-i) +: 8];
       hb[6+i] = port_mac_i[8*(5-i) +: 8];
     end
     hb[12] = 8'h08;
@@ -108,7 +116,7 @@ module rnic_tx_builder #(
     hb[23] = 8'd17;
     for (int i = 0; i < 4; i++) begin
       hb[26+i] = port_ip_i[8*(3-i) +: 8];
-      hb[30+i] = ctx.dest_ip[8*(3-i) +: 8];
+      hb[30+i] = dst_ip[8*(3-i) +: 8];
     end
     // UDP
     hb[34] = ctx.udp_sport[15:8];
@@ -122,15 +130,26 @@ module rnic_tx_builder #(
     hb[43] = {d_q.se, 1'b0, pad, 4'd0};
     hb[44] = 8'hff;
     hb[45] = 8'hff;
-    hb[47] = ctx.dest_qpn[23:16];
-    hb[48] = ctx.dest_qpn[15:8];
-    hb[49] = ctx.dest_qpn[7:0];
+    hb[47] = dst_qpn[23:16];
+    hb[48] = dst_qpn[15:8];
+    hb[49] = dst_qpn[7:0];
     hb[50] = {d_q.ack_req, 7'd0};
     hb[51] = d_q.psn[23:16];
     hb[52] = d_q.psn[15:8];
     hb[53] = d_q.psn[7:0];
-    // Extension headers
-    if (rnic_pkg::op_has_reth(d_q.opcode)) begin
+    // Extension headers, in IBA order (DETH, RETH, AtomicETH, AETH,
+    // AtomicAckETH, ImmDt, IETH); no opcode has more than two of them, so
+    // each combination sits at fixed offsets. Multi-byte fields are big-endian
+    // on the wire; ImmDt and IETH are the four bytes of imm as they are in
+    // host memory (byte i of the wire = imm[8i+7:8i]).
+    if (rnic_pkg::op_has_deth(d_q.opcode)) begin
+      for (int i = 0; i < 4; i++) hb[54+i] = d_q.qkey[8*(3-i) +: 8];
+      // hb[58] reserved
+      for (int i = 0; i < 3; i++) hb[59+i] = d_q.qpn[8*(2-i) +: 8];
+      if (rnic_pkg::op_has_imm(d_q.opcode)) begin
+        for (int i = 0; i < 4; i++) hb[62+i] = d_q.imm[8*i +: 8];
+      end
+    end else if (rnic_pkg::op_has_reth(d_q.opcode)) begin
       for (int i = 0; i < 8; i++) hb[54+i] = d_q.reth_va[8*(7-i) +: 8];
       for (int i = 0; i < 4; i++) begin
         hb[62+i] = d_q.reth_rkey[8*(3-i) +: 8];
@@ -139,13 +158,23 @@ module rnic_tx_builder #(
       if (rnic_pkg::op_has_imm(d_q.opcode)) begin
         for (int i = 0; i < 4; i++) hb[70+i] = d_q.imm[8*i +: 8];
       end
-    end else if (rnic_pkg::op_has_imm(d_q.opcode)) begin
-      for (int i = 0; i < 4; i++) hb[54+i] = d_q.imm[8*i +: 8];
+    end else if (rnic_pkg::op_has_atomic_eth(d_q.opcode)) begin
+      for (int i = 0; i < 8; i++) begin
+        hb[54+i] = d_q.reth_va[8*(7-i) +: 8];
+        hb[66+i] = d_q.atomic_swap[8*(7-i) +: 8];
+        hb[74+i] = d_q.atomic_cmp[8*(7-i) +: 8];
+      end
+      for (int i = 0; i < 4; i++) hb[62+i] = d_q.reth_rkey[8*(3-i) +: 8];
     end else if (rnic_pkg::op_has_aeth(d_q.opcode)) begin
       hb[54] = d_q.aeth_syn;
       hb[55] = d_q.aeth_msn[23:16];
       hb[56] = d_q.aeth_msn[15:8];
       hb[57] = d_q.aeth_msn[7:0];
+      if (d_q.opcode == rnic_pkg::OpAtomicAck) begin
+        for (int i = 0; i < 8; i++) hb[58+i] = d_q.atomic_swap[8*(7-i) +: 8];
+      end
+    end else if (rnic_pkg::op_has_imm(d_q.opcode) || rnic_pkg::op_has_ieth(d_q.opcode)) begin
+      for (int i = 0; i < 4; i++) hb[54+i] = d_q.imm[8*i +: 8];
     end
     // IPv4 header checksum
     csum_acc = '0;

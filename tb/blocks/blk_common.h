@@ -4,8 +4,10 @@
 // - Bits: an arbitrary-width bit vector, packed-struct packing MSB first (the
 //   order of the fields of a SystemVerilog packed struct), conversion to and
 //   from Verilator port types (CData..QData, VlWide<N>)
-// - reference RoCEv2 frame builder (Ethernet/IPv4/UDP/BTH/RETH/ImmDt/AETH,
-//   pad, ICRC) written from the specification, not from the RTL
+// - reference RoCEv2 frame builder (Ethernet/IPv4/UDP/BTH and every extension
+//   header of the RC/UC/UD opcodes the RNIC speaks: DETH, RETH, AtomicETH,
+//   AETH, AtomicAckETH, ImmDt, IETH; pad, ICRC) written from the
+//   specification (IBA table 38 and 9.3-9.5), not from the RTL
 // - qp_cfg_t packing
 #pragma once
 
@@ -245,6 +247,7 @@ inline uint32_t crc32_step(uint32_t c, uint8_t b) {
 // RoCEv2 reference
 // ---------------------------------------------------------------------------
 enum : uint8_t {
+  // RC (IBA table 38, transport bits 000)
   OpSendFirst = 0x00,
   OpSendMiddle = 0x01,
   OpSendLast = 0x02,
@@ -263,31 +266,137 @@ enum : uint8_t {
   OpReadRespLast = 0x0f,
   OpReadRespOnly = 0x10,
   OpAck = 0x11,
+  OpAtomicAck = 0x12,
+  OpCmpSwap = 0x13,
+  OpFetchAdd = 0x14,
+  OpSendLastInv = 0x16,
+  OpSendOnlyInv = 0x17,
+  // UC (transport bits 001)
+  OpUcSendFirst = 0x20,
+  OpUcSendMiddle = 0x21,
+  OpUcSendLast = 0x22,
+  OpUcSendLastImm = 0x23,
+  OpUcSendOnly = 0x24,
+  OpUcSendOnlyImm = 0x25,
+  OpUcWriteFirst = 0x26,
+  OpUcWriteMiddle = 0x27,
+  OpUcWriteLast = 0x28,
+  OpUcWriteLastImm = 0x29,
+  OpUcWriteOnly = 0x2a,
+  OpUcWriteOnlyImm = 0x2b,
+  // UD (transport bits 011)
+  OpUdSendOnly = 0x64,
+  OpUdSendOnlyImm = 0x65,
 };
 
+// Headers that follow the BTH (IBA 9.2-9.5), in the order they appear on the
+// wire: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH.
+enum : unsigned {
+  kDeth = 1u << 0,          // 8: Q_Key, reserved byte, source QP
+  kReth = 1u << 1,          // 16: VA, R_Key, DMA length
+  kAtomicEth = 1u << 2,     // 28: VA, R_Key, swap/add data, compare data
+  kAeth = 1u << 3,          // 4: syndrome, MSN
+  kAtomicAckEth = 1u << 4,  // 8: original remote data
+  kImm = 1u << 5,           // 4: immediate data
+  kIeth = 1u << 6,          // 4: R_Key to invalidate
+  kPayload = 1u << 7,       // the packet may carry payload
+};
+
+struct OpInfo {
+  uint8_t op;
+  const char *name;
+  unsigned hdrs;
+};
+
+// Every opcode of IBA table 38 this RNIC speaks, with its headers, one line
+// each as the table lists them. Anything not here is unknown.
+inline const std::vector<OpInfo> &op_table() {
+  static const std::vector<OpInfo> t = {
+      {OpSendFirst, "SEND_FIRST", kPayload},
+      {OpSendMiddle, "SEND_MIDDLE", kPayload},
+      {OpSendLast, "SEND_LAST", kPayload},
+      {OpSendLastImm, "SEND_LAST_IMM", kImm | kPayload},
+      {OpSendOnly, "SEND_ONLY", kPayload},
+      {OpSendOnlyImm, "SEND_ONLY_IMM", kImm | kPayload},
+      {OpWriteFirst, "WRITE_FIRST", kReth | kPayload},
+      {OpWriteMiddle, "WRITE_MIDDLE", kPayload},
+      {OpWriteLast, "WRITE_LAST", kPayload},
+      {OpWriteLastImm, "WRITE_LAST_IMM", kImm | kPayload},
+      {OpWriteOnly, "WRITE_ONLY", kReth | kPayload},
+      {OpWriteOnlyImm, "WRITE_ONLY_IMM", kReth | kImm | kPayload},
+      {OpReadReq, "READ_REQ", kReth},
+      {OpReadRespFirst, "READ_RESP_FIRST", kAeth | kPayload},
+      {OpReadRespMiddle, "READ_RESP_MIDDLE", kPayload},
+      {OpReadRespLast, "READ_RESP_LAST", kAeth | kPayload},
+      {OpReadRespOnly, "READ_RESP_ONLY", kAeth | kPayload},
+      {OpAck, "ACK", kAeth},
+      {OpAtomicAck, "ATOMIC_ACK", kAeth | kAtomicAckEth},
+      {OpCmpSwap, "CMP_SWAP", kAtomicEth},
+      {OpFetchAdd, "FETCH_ADD", kAtomicEth},
+      {OpSendLastInv, "SEND_LAST_INV", kIeth | kPayload},
+      {OpSendOnlyInv, "SEND_ONLY_INV", kIeth | kPayload},
+      {OpUcSendFirst, "UC_SEND_FIRST", kPayload},
+      {OpUcSendMiddle, "UC_SEND_MIDDLE", kPayload},
+      {OpUcSendLast, "UC_SEND_LAST", kPayload},
+      {OpUcSendLastImm, "UC_SEND_LAST_IMM", kImm | kPayload},
+      {OpUcSendOnly, "UC_SEND_ONLY", kPayload},
+      {OpUcSendOnlyImm, "UC_SEND_ONLY_IMM", kImm | kPayload},
+      {OpUcWriteFirst, "UC_WRITE_FIRST", kReth | kPayload},
+      {OpUcWriteMiddle, "UC_WRITE_MIDDLE", kPayload},
+      {OpUcWriteLast, "UC_WRITE_LAST", kPayload},
+      {OpUcWriteLastImm, "UC_WRITE_LAST_IMM", kImm | kPayload},
+      {OpUcWriteOnly, "UC_WRITE_ONLY", kReth | kPayload},
+      {OpUcWriteOnlyImm, "UC_WRITE_ONLY_IMM", kReth | kImm | kPayload},
+      {OpUdSendOnly, "UD_SEND_ONLY", kDeth | kPayload},
+      {OpUdSendOnlyImm, "UD_SEND_ONLY_IMM", kDeth | kImm | kPayload},
+  };
+  return t;
+}
+
+inline const OpInfo *op_info(uint8_t op) {
+  for (const OpInfo &i : op_table())
+    if (i.op == op) return &i;
+  return nullptr;
+}
+inline bool op_known(uint8_t op) { return op_info(op) != nullptr; }
+// Every known opcode, in table order.
+inline std::vector<uint8_t> known_ops() {
+  std::vector<uint8_t> v;
+  for (const OpInfo &i : op_table()) v.push_back(i.op);
+  return v;
+}
 inline const char *op_name(uint8_t op) {
-  static const char *n[] = {
-      "SEND_FIRST",     "SEND_MIDDLE",    "SEND_LAST",    "SEND_LAST_IMM",   "SEND_ONLY",
-      "SEND_ONLY_IMM",  "WRITE_FIRST",    "WRITE_MIDDLE", "WRITE_LAST",      "WRITE_LAST_IMM",
-      "WRITE_ONLY",     "WRITE_ONLY_IMM", "READ_REQ",     "READ_RESP_FIRST", "READ_RESP_MIDDLE",
-      "READ_RESP_LAST", "READ_RESP_ONLY", "ACK"};
-  return op <= OpAck ? n[op] : "UNKNOWN";
+  const OpInfo *i = op_info(op);
+  return i ? i->name : "UNKNOWN";
 }
-// IBA 9.2/9.3: which extension headers follow the BTH (RC opcodes).
-inline bool op_reth(uint8_t op) {
-  return op == OpWriteFirst || op == OpWriteOnly || op == OpWriteOnlyImm || op == OpReadReq;
+inline unsigned op_hdrs(uint8_t op) {
+  const OpInfo *i = op_info(op);
+  return i ? i->hdrs : 0;
 }
-inline bool op_imm(uint8_t op) {
-  return op == OpSendLastImm || op == OpSendOnlyImm || op == OpWriteLastImm || op == OpWriteOnlyImm;
-}
-inline bool op_aeth(uint8_t op) {
-  return op == OpReadRespFirst || op == OpReadRespLast || op == OpReadRespOnly || op == OpAck;
-}
-inline bool op_payload(uint8_t op) {
-  return op != OpReadReq && op != OpAck;
+inline bool op_deth(uint8_t op) { return op_hdrs(op) & kDeth; }
+inline bool op_reth(uint8_t op) { return op_hdrs(op) & kReth; }
+inline bool op_atomic_eth(uint8_t op) { return op_hdrs(op) & kAtomicEth; }
+inline bool op_aeth(uint8_t op) { return op_hdrs(op) & kAeth; }
+inline bool op_atomic_ack_eth(uint8_t op) { return op_hdrs(op) & kAtomicAckEth; }
+inline bool op_imm(uint8_t op) { return op_hdrs(op) & kImm; }
+inline bool op_ieth(uint8_t op) { return op_hdrs(op) & kIeth; }
+inline bool op_payload(uint8_t op) { return op_hdrs(op) & kPayload; }
+// Bytes of each header, in wire order.
+inline const std::vector<std::pair<unsigned, unsigned>> &ext_sizes() {
+  static const std::vector<std::pair<unsigned, unsigned>> v = {
+      {kDeth, 8}, {kReth, 16}, {kAtomicEth, 28}, {kAeth, 4}, {kAtomicAckEth, 8}, {kImm, 4},
+      {kIeth, 4}};
+  return v;
 }
 inline unsigned ext_len(uint8_t op) {
-  return (op_reth(op) ? 16 : 0) + (op_imm(op) ? 4 : 0) + (op_aeth(op) ? 4 : 0);
+  unsigned n = 0;
+  for (auto [h, sz] : ext_sizes())
+    if (op_hdrs(op) & h) n += sz;
+  return n;
+}
+
+inline uint32_t bswap32(uint32_t v) {
+  return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
 }
 
 struct Pkt {
@@ -301,11 +410,16 @@ struct Pkt {
   uint8_t tver = 0;
   uint8_t resv8a = 0;
   uint32_t dqpn = 0, psn = 0;
-  uint64_t va = 0;
-  uint32_t rkey = 0, dlen = 0;
-  uint32_t imm = 0;  // wire byte i = bits [8i+7:8i]
+  uint64_t va = 0;               // RETH or AtomicETH
+  uint32_t rkey = 0, dlen = 0;   // R_Key: RETH or AtomicETH; DMA length: RETH
+  uint32_t imm = 0;              // ImmDt: wire byte i = bits [8i+7:8i]
   uint8_t syn = 0;
   uint32_t msn = 0;
+  uint64_t swap_add = 0, cmp = 0;  // AtomicETH
+  uint64_t orig = 0;               // AtomicAckETH
+  uint32_t inv_rkey = 0;           // IETH, a number (big-endian on the wire)
+  uint32_t qkey = 0, src_qp = 0;   // DETH
+  uint8_t deth_resv = 0;           // DETH reserved byte (sent as 0)
   std::vector<uint8_t> payload;
 };
 
@@ -369,19 +483,40 @@ inline std::vector<uint8_t> build_frame(const Pkt &k, bool add_icrc = true) {
   f[50] = k.ack_req ? 0x80 : 0;
   put_be(f, 51, k.psn, 3);
   size_t o = 54;
+  if (op_deth(k.opcode)) {
+    put_be(f, o, k.qkey, 4);
+    f[o + 4] = k.deth_resv;
+    put_be(f, o + 5, k.src_qp, 3);
+    o += 8;
+  }
   if (op_reth(k.opcode)) {
     put_be(f, o, k.va, 8);
     put_be(f, o + 8, k.rkey, 4);
     put_be(f, o + 12, k.dlen, 4);
     o += 16;
   }
-  if (op_imm(k.opcode)) {
-    for (int i = 0; i < 4; i++) f[o + i] = (uint8_t)(k.imm >> (8 * i));
-    o += 4;
+  if (op_atomic_eth(k.opcode)) {
+    put_be(f, o, k.va, 8);
+    put_be(f, o + 8, k.rkey, 4);
+    put_be(f, o + 12, k.swap_add, 8);
+    put_be(f, o + 20, k.cmp, 8);
+    o += 28;
   }
   if (op_aeth(k.opcode)) {
     f[o] = k.syn;
     put_be(f, o + 1, k.msn, 3);
+    o += 4;
+  }
+  if (op_atomic_ack_eth(k.opcode)) {
+    put_be(f, o, k.orig, 8);
+    o += 8;
+  }
+  if (op_imm(k.opcode)) {
+    for (int i = 0; i < 4; i++) f[o + i] = (uint8_t)(k.imm >> (8 * i));
+    o += 4;
+  }
+  if (op_ieth(k.opcode)) {
+    put_be(f, o, k.inv_rkey, 4);
     o += 4;
   }
   std::copy(k.payload.begin(), k.payload.end(), f.begin() + o);
@@ -424,18 +559,39 @@ inline std::string field_at(size_t p, uint8_t op, size_t pay_len, size_t total) 
   for (auto &x : fix)
     if (p >= x.lo && p <= x.hi) return x.n;
   size_t o = 54;
+  if (op_deth(op)) {
+    if (p < o + 4) return "deth.qkey";
+    if (p < o + 5) return "deth.reserved";
+    if (p < o + 8) return "deth.src_qp";
+    o += 8;
+  }
   if (op_reth(op)) {
     if (p < o + 8) return "reth.va";
     if (p < o + 12) return "reth.rkey";
     if (p < o + 16) return "reth.dma_len";
     o += 16;
   }
+  if (op_atomic_eth(op)) {
+    if (p < o + 8) return "atomiceth.va";
+    if (p < o + 12) return "atomiceth.rkey";
+    if (p < o + 20) return "atomiceth.swap_add";
+    if (p < o + 28) return "atomiceth.compare";
+    o += 28;
+  }
+  if (op_aeth(op)) {
+    if (p < o + 4) return "aeth";
+    o += 4;
+  }
+  if (op_atomic_ack_eth(op)) {
+    if (p < o + 8) return "atomicacketh.orig";
+    o += 8;
+  }
   if (op_imm(op)) {
     if (p < o + 4) return "immdt";
     o += 4;
   }
-  if (op_aeth(op)) {
-    if (p < o + 4) return "aeth";
+  if (op_ieth(op)) {
+    if (p < o + 4) return "ieth.rkey";
     o += 4;
   }
   if (p < o + pay_len) return "payload[" + std::to_string(p - o) + "]";

@@ -1,10 +1,15 @@
 // blk_rnic_rx_parser: rnic_rx_parser alone (compiled for DATAW 64 and 256).
 //
-// Frames are built by the C++ reference (blk_common.h), good ones with random
-// values in the fields the ICRC masks (TOS, TTL, BTH resv8a), bad ones with a
-// corrupted ICRC or covered byte, another IP address or UDP port, another
-// EtherType, IP version or protocol, an unknown opcode, a nonzero BTH TVer, a
-// truncated frame, or a payload above 4096 bytes (some longer than a slot).
+// Frames are built by the C++ reference (blk_common.h) for every RC, UC and UD
+// opcode the RNIC speaks (with every extension header: RETH, ImmDt, AETH,
+// AtomicETH, AtomicAckETH, IETH, DETH), with random values in every header
+// field; good ones also with random values in the fields the ICRC masks (TOS,
+// TTL, BTH resv8a), bad ones with a corrupted ICRC or covered byte, another IP
+// address or UDP port, another EtherType, IP version or protocol, an unknown
+// opcode (any code outside the reference's opcode table), a nonzero BTH TVer, a
+// truncated frame, a payload above 4096 bytes (some longer than a slot), or an
+// IPv4 length too short for the opcode's extension headers (a consistent,
+// resealed frame that ends inside them).
 // They are fed with random gaps and a keep mask on the last beat per frame
 // length (random data in the lanes past the end). A consumer pops pkt_o with
 // random readiness, checks every descriptor field and the payload offset,
@@ -12,7 +17,8 @@
 // and again when it releases the slot (random hold times, with phases where
 // it holds every slot): checks the bytes, that rx_ready_o is low exactly when
 // every slot is held between frames, that no good frame is lost and no bad
-// one is delivered, and the two counters.
+// one is delivered, and the two counters. At the end, a sweep of all 256 BTH
+// opcodes checks that exactly the ones in the reference's table get through.
 #include "Vrnic_rx_parser.h"
 #include "blk_common.h"
 
@@ -45,11 +51,13 @@ enum Bad {
   kTooLong,
   kBadIpVer,
   kBadProto,
+  kShortExt,
   kNumKinds
 };
 const char *kind_name[] = {"good",           "bad ICRC",        "corrupted byte", "other dest IP",
                            "other UDP port", "other EtherType", "unknown opcode", "BTH TVer != 0",
-                           "truncated",      "payload > 4096",  "IP version/IHL", "IP protocol"};
+                           "truncated",      "payload > 4096",  "IP version/IHL", "IP protocol",
+                           "ext headers cut"};
 
 struct Frame {
   Pkt k;
@@ -77,10 +85,16 @@ int main(int argc, char **argv) {
   Rng r(0x5a4e0000u + DATAW);
   const uint32_t port_ip = 0xc0a80a07;
 
-  const unsigned kFrames = DATAW <= 64 ? 1500 : 2500;
+  const unsigned kFrames = DATAW <= 64 ? 2000 : 3000;
+  const std::vector<uint8_t> ops = known_ops();
+  std::vector<uint8_t> ops_payload, ops_ext;
+  for (uint8_t o : ops) {
+    if (op_payload(o)) ops_payload.push_back(o);
+    if (ext_len(o)) ops_ext.push_back(o);
+  }
   std::vector<Frame> frames;
   unsigned kinds[kNumKinds] = {0};
-  unsigned per_op[OpAck + 1] = {0};
+  unsigned per_op[256] = {0};
   for (unsigned n = 0; n < kFrames; n++) {
     Frame fr;
     Pkt &k = fr.k;
@@ -89,7 +103,7 @@ int main(int argc, char **argv) {
     k.sip = r.u32();
     k.dip = port_ip;
     k.sport = (uint16_t)r.u32();
-    k.opcode = n < 2u * (OpAck + 1) ? (uint8_t)(n % (OpAck + 1)) : (uint8_t)r.range(0, OpAck);
+    k.opcode = n < 2 * ops.size() ? ops[n % ops.size()] : r.pick(ops);
     k.se = r.chance(0.5);
     k.ack_req = r.chance(0.5);
     k.dqpn = r.u32() & 0xFFFFFF;
@@ -100,11 +114,25 @@ int main(int argc, char **argv) {
     k.imm = r.u32();
     k.syn = (uint8_t)r.u32();
     k.msn = r.u32() & 0xFFFFFF;
+    k.swap_add = r.u64();
+    k.cmp = r.u64();
+    k.orig = r.u64();
+    k.inv_rkey = r.u32();
+    k.qkey = r.u32();
+    k.src_qp = r.u32() & 0xFFFFFF;
+    if (r.chance(0.05)) {  // all-ones / all-zeros header fields
+      const uint64_t v = r.chance(0.5) ? ~0ull : 0;
+      k.va = k.swap_add = k.cmp = k.orig = v;
+      k.rkey = k.dlen = k.imm = k.inv_rkey = k.qkey = (uint32_t)v;
+      k.src_qp = (uint32_t)v & 0xFFFFFF;
+    }
     if (r.chance(0.5)) {  // fields the ICRC masks: must not matter
       k.tos = (uint8_t)r.u32();
       k.ttl = (uint8_t)r.u32();
       k.resv8a = (uint8_t)r.u32();
     }
+    // DETH reserved byte: covered by the ICRC, sent as 0, ignored on receipt.
+    if (r.chance(0.3)) k.deth_resv = (uint8_t)r.u32();
     uint32_t len = 0;
     if (op_payload(k.opcode)) {
       double x = std::uniform_real_distribution<double>(0, 1)(r.g);
@@ -118,7 +146,7 @@ int main(int argc, char **argv) {
         len = (uint32_t)r.range(2048, 4096);
       if (r.chance(0.02)) len = 4096;
     }
-    fr.kind = (n < 40 || r.chance(0.78)) ? kGood : (Bad)r.range(1, kNumKinds - 1);
+    fr.kind = (n < 2 * ops.size() || r.chance(0.78)) ? kGood : (Bad)r.range(1, kNumKinds - 1);
     switch (fr.kind) {
       case kBadIp:
         k.dip = port_ip ^ (1u << r.range(0, 31));
@@ -130,18 +158,20 @@ int main(int argc, char **argv) {
         k.ethertype = r.chance(0.5) ? 0x86DD : 0x8915;
         break;
       case kBadOpcode:
-        // Codes no transport of this RNIC defines (RC 0x15, 0x18-0x1f,
-        // UC 0x2c-0x3f, RD, UD other than 0x64/0x65, CNP, vendor).
+        // Codes the RNIC does not speak (RC 0x15, 0x18-0x1f, UC 0x2c-0x3f,
+        // RD, UD other than 0x64/0x65, CNP, vendor): half of them next to
+        // a known code of the same transport, where a decoder on the low
+        // five bits alone would take them.
         do {
-          k.opcode = (uint8_t)r.range(0x15, 0xFF);
-        } while (k.opcode == 0x16 || k.opcode == 0x17 || (k.opcode >= 0x20 && k.opcode <= 0x2b) ||
-                 k.opcode == 0x64 || k.opcode == 0x65);
+          k.opcode = r.chance(0.5) ? (uint8_t)r.range(0, 0xFF)
+                                   : (uint8_t)(r.pick(ops) ^ (uint8_t)(1u << r.range(0, 4)));
+        } while (op_known(k.opcode));
         break;
       case kBadTver:
         k.tver = (uint8_t)r.range(1, 15);
         break;
       case kTooLong:
-        k.opcode = OpSendMiddle;
+        k.opcode = r.pick(ops_payload);
         len = r.chance(0.5) ? (uint32_t)r.range(4097, 4100) : (uint32_t)r.range(4101, 4600);
         break;
       default:
@@ -164,6 +194,21 @@ int main(int argc, char **argv) {
       case kTruncated:
         b.resize(b.size() - r.range(1, 3));
         break;
+      case kShortExt: {
+        // Headers the opcode has, cut inside: IPv4/UDP lengths, checksum and
+        // ICRC made consistent with the shorter frame, no payload, no pad.
+        k.opcode = r.pick(ops_ext);
+        k.payload.clear();
+        b = build_frame(k, false);
+        b.resize(54 + r.range(0, ext_len(k.opcode) - 1));
+        const unsigned ip_len = (unsigned)(b.size() + 4 - 14);
+        put_be(b, 16, ip_len, 2);
+        put_be(b, 38, ip_len - 20, 2);
+        put_be(b, 24, ip_csum(b, 14), 2);
+        uint32_t c = icrc_ref(b);
+        for (int i = 0; i < 4; i++) b.push_back((uint8_t)(c >> (8 * i)));
+        break;
+      }
       case kBadIpVer:
       case kBadProto: {
         b.resize(b.size() - 4);  // re-seal: only this check may fail
@@ -330,13 +375,22 @@ int main(int argc, char **argv) {
           {"ack_req", u.f(1), k.ack_req},
           {"se", u.f(1), k.se},
           {"pay_len", u.f(13), k.payload.size()},
-          {"reth_va", u.f(64), op_reth(k.opcode) ? k.va : 0},
-          {"reth_rkey", u.f(32), op_reth(k.opcode) ? k.rkey : 0},
-          {"reth_len", u.f(32), op_reth(k.opcode) ? k.dlen : 0},
-          {"imm", u.f(32), op_imm(k.opcode) ? k.imm : 0},
+          // AtomicETH: its VA and R_Key in the RETH fields, length 8 (the
+          // bytes the atomic touches).
+          {"reth_va", u.f(64), op_reth(k.opcode) || op_atomic_eth(k.opcode) ? k.va : 0},
+          {"reth_rkey", u.f(32), op_reth(k.opcode) || op_atomic_eth(k.opcode) ? k.rkey : 0},
+          {"reth_len", u.f(32), op_reth(k.opcode) ? k.dlen : (op_atomic_eth(k.opcode) ? 8u : 0u)},
+          // ImmDt and IETH: the wire bytes, byte i in bits [8i+7:8i].
+          {"imm", u.f(32),
+           op_imm(k.opcode) ? k.imm : (op_ieth(k.opcode) ? bswap32(k.inv_rkey) : 0u)},
           {"aeth_syn", u.f(8), op_aeth(k.opcode) ? k.syn : 0u},
           {"aeth_msn", u.f(24), op_aeth(k.opcode) ? k.msn : 0},
           {"src_ip", u.f(32), k.sip},
+          {"atomic_swap", u.f(64),
+           op_atomic_eth(k.opcode) ? k.swap_add : (op_atomic_ack_eth(k.opcode) ? k.orig : 0)},
+          {"atomic_cmp", u.f(64), op_atomic_eth(k.opcode) ? k.cmp : 0},
+          {"qkey", u.f(32), op_deth(k.opcode) ? k.qkey : 0},
+          {"src_qp", u.f(24), op_deth(k.opcode) ? k.src_qp : 0},
       };
       for (auto &x : fl)
         BLK_CHECK(x.got == x.exp,
@@ -446,14 +500,39 @@ int main(int argc, char **argv) {
           "note: a frame with a wrong IPv4 header checksum is accepted (the checksum is not "
           "verified; the ICRC masks it)");
   }
-  std::string ks, ops;
-  for (unsigned i = 0; i < kNumKinds; i++)
+  // Every one of the 256 BTH opcodes once, in a frame that is good in every
+  // other respect: delivered exactly when the reference's table knows it.
+  unsigned known_seen = 0;
+  for (unsigned o = 0; o < 256; o++) {
+    Pkt k;
+    k.dip = port_ip;
+    k.opcode = (uint8_t)o;
+    k.dqpn = r.u32() & 0xFFFFFF;
+    if (op_payload(k.opcode) || !op_known(k.opcode)) k.payload.assign(r.range(0, 9), 0xa5);
+    const bool got = probe(build_frame(k));
+    known_seen += got;
+    BLK_CHECK(got == op_known(k.opcode), "opcode 0x%02x (%s): frame %s", o, op_name(k.opcode),
+              got ? "delivered, but the opcode is not one the RNIC speaks" : "dropped");
+  }
+  BLK_CHECK(known_seen == ops.size(), "%u of %zu known opcodes delivered in the sweep", known_seen,
+            ops.size());
+
+  std::string ks, os;
+  for (unsigned i = 0; i < kNumKinds; i++) {
     ks += std::string(i ? ", " : "") + kind_name[i] + " " + std::to_string(kinds[i]);
-  for (unsigned o = 0; o <= OpAck; o++) ops += std::to_string(per_op[o]) + (o < OpAck ? "/" : "");
+    BLK_CHECK(kinds[i] > 0, "no frame of class %s", kind_name[i]);
+  }
+  for (uint8_t o : ops) {
+    char b[16];
+    std::snprintf(b, sizeof b, "%s%02x:%u", os.empty() ? "" : " ", o, per_op[o]);
+    os += b;
+    BLK_CHECK(per_op[o] >= 10, "opcode 0x%02x (%s): only %u good frames", o, op_name(o),
+              per_op[o]);
+  }
   info(
-      "%u frames (%s); %u delivered, %u dropped; good frames per opcode %s; %llu cycles of "
-      "rx back-pressure",
-      done, ks.c_str(), delivered, dropped, ops.c_str(), (unsigned long long)bp_cycles);
+      "%u frames (%s); %u delivered, %u dropped; %llu cycles of rx back-pressure; good frames "
+      "per opcode %s",
+      done, ks.c_str(), delivered, dropped, (unsigned long long)bp_cycles, os.c_str());
   top.final();
   return finish();
 }

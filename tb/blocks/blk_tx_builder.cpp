@@ -1,13 +1,18 @@
 // blk_rnic_tx_builder: rnic_tx_builder alone (compiled for DATAW 64 and 256).
 //
-// Descriptors (rnic_pkg::txd_t packed by hand, MSB first) for every RC opcode,
-// payload gathered from up to four chunks at random byte addresses and
-// lengths; the payload DMA reads are answered in order from a C++ memory with
-// random latency, beat stalls and occasional error responses (zero data); the
-// QP context (dest MAC/IP/QPN, UDP source port) is given on ctx_i for
-// ctx_idx_o in the same cycle. Every frame on the wire is compared byte for
-// byte with a frame built by the C++ reference (headers, IPv4 checksum, pad,
-// ICRC), and the keep/last framing, trace events and counters are checked.
+// Descriptors (rnic_pkg::txd_t packed by hand, MSB first) for every RC, UC and
+// UD opcode the RNIC speaks (SEND/WRITE/READ/responses/ACK, atomics and the
+// atomic ACK, SEND with invalidate, UD SEND with DETH), with random values in
+// every field, also those the opcode does not use; ud_en (mostly on UD
+// opcodes, sometimes on others) takes the destination MAC/IP/QPN from the
+// descriptor instead of the QP context. Payload is gathered from up to four
+// chunks at random byte addresses and lengths; the payload DMA reads are
+// answered in order from a C++ memory with random latency, beat stalls and
+// occasional error responses (zero data); the QP context (dest MAC/IP/QPN, UDP
+// source port) is given on ctx_i for ctx_idx_o in the same cycle. Every frame
+// on the wire is compared byte for byte with a frame built by the C++ reference
+// from the IBA field values (headers, IPv4 checksum, pad, ICRC), and the
+// keep/last framing, trace events and counters are checked.
 #include "Vrnic_tx_builder.h"
 #include "blk_common.h"
 
@@ -41,6 +46,11 @@ struct Txd {
   bool evf = false, evl = false;
   uint16_t idx = 0;
   Bits junk_addr, junk_len;  // contents of the unused chunk entries
+  uint64_t atomic_swap = 0, atomic_cmp = 0;
+  uint32_t qkey = 0;
+  bool ud_en = false;
+  uint32_t ud_dqpn = 0, ud_dip = 0;
+  uint64_t ud_dmac = 0;
 };
 
 Bits pack_txd(const Txd &t) {
@@ -68,13 +78,13 @@ Bits pack_txd(const Txd &t) {
       .f(1, t.evf)
       .f(1, t.evl)
       .f(16, t.idx)
-      .f(64, 0)   // atomic_swap
-      .f(64, 0)   // atomic_cmp
-      .f(32, 0)   // qkey
-      .f(1, 0)    // ud_en
-      .f(24, 0)   // ud_dqpn
-      .f(32, 0)   // ud_dip
-      .f(48, 0);  // ud_dmac
+      .f(64, t.atomic_swap)
+      .f(64, t.atomic_cmp)
+      .f(32, t.qkey)
+      .f(1, t.ud_en)
+      .f(24, t.ud_dqpn)
+      .f(32, t.ud_dip)
+      .f(48, t.ud_dmac);
   return p.done();
 }
 
@@ -118,8 +128,7 @@ int main(int argc, char **argv) {
   }
 
   const unsigned kTxds = DATAW <= 64 ? 1500 : 2500;
-  std::vector<uint8_t> op_list;
-  for (uint8_t o = 0; o <= OpAck; o++) op_list.push_back(o);
+  const std::vector<uint8_t> op_list = known_ops();
 
   auto gen = [&](unsigned n) {
     Txd t;
@@ -137,6 +146,18 @@ int main(int argc, char **argv) {
     t.evf = r.chance(0.5);
     t.evl = r.chance(0.5);
     t.idx = (uint16_t)r.u32();
+    t.atomic_swap = r.u64();
+    t.atomic_cmp = r.u64();
+    t.qkey = r.u32();
+    t.ud_en = r.chance(op_deth(t.op) ? 0.9 : 0.1);
+    t.ud_dqpn = r.u32() & 0xFFFFFF;
+    t.ud_dip = r.u32();
+    t.ud_dmac = r.u64() & 0xFFFFFFFFFFFFull;
+    if (r.chance(0.05)) {  // all-ones / all-zeros operands
+      const uint64_t v = r.chance(0.5) ? ~0ull : 0;
+      t.va = t.atomic_swap = t.atomic_cmp = v;
+      t.qkey = t.rkey = t.imm = (uint32_t)v;
+    }
     t.junk_addr = Bits(256);
     t.junk_len = Bits(52);
     for (unsigned i = 0; i < 256; i += 64) t.junk_addr.set(i, 64, r.u64());
@@ -193,7 +214,8 @@ int main(int argc, char **argv) {
   std::vector<uint8_t> cur_frame;
   unsigned next_txd = 0, frames_done = 0;
   uint64_t err_rsp = 0, err_beats = 0, reads = 0;
-  unsigned per_op[OpAck + 1] = {0}, per_nchunk[5] = {0};
+  unsigned per_op[256] = {0}, per_nchunk[5] = {0};
+  unsigned ud_frames = 0, ud_other = 0, zero_pay = 0;
   uint64_t last_progress = 0;
 
   // back-pressure profile
@@ -354,6 +376,8 @@ int main(int argc, char **argv) {
       exp_frames.push_back(next_txd);
       per_op[t.op]++;
       per_nchunk[t.chunks.size()]++;
+      if (t.ud_en) (op_deth(t.op) ? ud_frames : ud_other)++;
+      if (!t.pay_len) zero_pay++;
       next_txd++;
       txd_offered = false;
       last_progress = g_cycle;
@@ -379,16 +403,19 @@ int main(int argc, char **argv) {
         exp_frames.pop_front();
         const Txd &t = txds[ti];
         const QpCfg &c = qps[t.qpn];
+        // The descriptor's fields as IBA field values (txd_t comments,
+        // rnic_pkg): ImmDt and IETH in imm are wire bytes (byte i in bits
+        // [8i+7:8i]), every other field a number sent big-endian.
         Pkt k;
-        k.dmac = c.dest_mac;
+        k.dmac = t.ud_en ? t.ud_dmac : c.dest_mac;
         k.smac = port_mac;
         k.sip = port_ip;
-        k.dip = c.dest_ip;
+        k.dip = t.ud_en ? t.ud_dip : c.dest_ip;
         k.sport = c.udp_sport;
         k.opcode = t.op;
         k.se = t.se;
         k.ack_req = t.ack;
-        k.dqpn = c.dest_qpn;
+        k.dqpn = t.ud_en ? t.ud_dqpn : c.dest_qpn;
         k.psn = t.psn;
         k.va = t.va;
         k.rkey = t.rkey;
@@ -396,6 +423,12 @@ int main(int argc, char **argv) {
         k.imm = t.imm;
         k.syn = t.syn;
         k.msn = t.msn;
+        k.swap_add = t.atomic_swap;
+        k.cmp = t.atomic_cmp;
+        k.orig = t.atomic_swap;
+        k.inv_rkey = bswap32(t.imm);
+        k.qkey = t.qkey;
+        k.src_qp = t.qpn;
         for (const Chunk &ck : t.chunks)
           for (uint32_t i = 0; i < ck.len; i++)
             k.payload.push_back(ck.err ? 0 : mem_at(ck.addr + i));
@@ -445,12 +478,20 @@ int main(int argc, char **argv) {
             (unsigned long long)top.cnt_rd_err_o, (unsigned long long)err_rsp,
             (unsigned long long)err_beats);
   std::string ops;
-  for (unsigned o = 0; o <= OpAck; o++) ops += std::to_string(per_op[o]) + (o < OpAck ? "/" : "");
+  for (uint8_t o : op_list) {
+    char b[16];
+    std::snprintf(b, sizeof b, "%s%02x:%u", ops.empty() ? "" : " ", o, per_op[o]);
+    ops += b;
+    BLK_CHECK(per_op[o] >= 10, "opcode 0x%02x (%s) sent only %u times", o, op_name(o), per_op[o]);
+  }
+  BLK_CHECK(ud_frames > 0 && ud_other > 0, "ud_en not exercised (%u UD, %u other)", ud_frames,
+            ud_other);
   info(
-      "%u frames, %llu payload reads (%llu with err), frames per opcode %s, per chunk count "
-      "%u/%u/%u/%u/%u",
-      frames_done, (unsigned long long)reads, (unsigned long long)err_rsp, ops.c_str(),
-      per_nchunk[0], per_nchunk[1], per_nchunk[2], per_nchunk[3], per_nchunk[4]);
+      "%u frames, %llu payload reads (%llu with err), per chunk count %u/%u/%u/%u/%u, %u with "
+      "no payload, ud_en on %u UD and %u other frames; frames per opcode %s",
+      frames_done, (unsigned long long)reads, (unsigned long long)err_rsp, per_nchunk[0],
+      per_nchunk[1], per_nchunk[2], per_nchunk[3], per_nchunk[4], zero_pay, ud_frames, ud_other,
+      ops.c_str());
   top.final();
   return finish();
 }
