@@ -175,6 +175,97 @@ uint64_t rnic_sim_cqes(const struct rnic_sim *sim, unsigned int node);
  * RNIC_PROGRESS=<seconds>. Printing never changes what is simulated. */
 void rnic_sim_progress(struct rnic_sim *sim, double seconds);
 
+/*
+ * Wire faults. Every node has one full-duplex link into the switch; each
+ * direction is a link of its own with its own faults, seeded random stream
+ * and counters: RNIC_WIRE_DIR_TX carries the frames @node sends (node ->
+ * switch), RNIC_WIRE_DIR_RX the frames @node receives (switch -> node). A
+ * frame crosses the sender's TX link, is routed on its (possibly corrupted)
+ * destination IPv4 address, then crosses the receiver's RX link. On each link
+ * the faults apply in this order: delay spike, link down, drop, corruption,
+ * duplication, reordering. docs/time-model.md has the exact rules.
+ *
+ * With every probability zero and no down window a link adds no cost and
+ * changes no cycle. The same seed, configuration and traffic give the same
+ * faults on every run; a link draws exactly one number of its own stream per
+ * frame, so one link's faults never shift another link's.
+ */
+#define RNIC_WIRE_MAX_DOWN 8
+
+enum rnic_wire_dir {
+	RNIC_WIRE_DIR_TX = 0,	/* node -> switch */
+	RNIC_WIRE_DIR_RX = 1,	/* switch -> node */
+};
+
+/* A down window: cycles [start, start + len) of rnic_sim_cycle(). */
+struct rnic_wire_window {
+	uint64_t start;
+	uint64_t len;
+};
+
+struct rnic_wire_faults {
+	/* Probabilities per frame, 0..1. */
+	double drop;		/* the frame is lost */
+	double corrupt;		/* corrupt_bits distinct random bits of the frame flip */
+	double dup;		/* the frame is delivered twice */
+	double reorder;		/* held back until 1..reorder_window later frames passed */
+	double delay_spike;	/* the link stalls delay_cycles before this frame */
+	/* Probability per cycle that the link goes down for down_cycles. */
+	double down_rate;
+	/* Zeros mean the defaults in brackets. */
+	unsigned int corrupt_bits;	/* 1..64 [1] */
+	unsigned int reorder_window;	/* [4] */
+	unsigned int reorder_timeout;	/* a held frame goes on after this many cycles anyway [2000] */
+	unsigned int delay_cycles;	/* [1000] */
+	unsigned int down_cycles;	/* length of a random down window [1000] */
+	/* Fixed down windows, in any order, may overlap. */
+	unsigned int n_down;
+	struct rnic_wire_window down[RNIC_WIRE_MAX_DOWN];
+	/* The link's streams derive from (seed, node, dir); random down windows
+	 * from (seed, node) only, so both directions of a link configured alike
+	 * go down together. */
+	uint64_t seed;
+};
+
+/* Counters of one link direction; they keep counting across
+ * rnic_sim_set_link_faults() calls. */
+struct rnic_wire_fault_counts {
+	uint64_t frames;	/* frames that entered the link (faults on or off) */
+	uint64_t dropped;
+	uint64_t corrupted;
+	uint64_t duplicated;	/* extra copies made */
+	uint64_t reordered;	/* frames held back */
+	uint64_t delayed;	/* delay spikes */
+	uint64_t down_lost;	/* frames on the link while it was down */
+	uint64_t misrouted;	/* TX: corrupted frames the switch sent to another node or nowhere */
+	/* RX only: frames put into the node's RX queue, those of them
+	 * corrupted on any link, and of those the ones a RoCEv2 receiver must
+	 * discard (not IPv4, length other than IPv4 total length + 14, or ICRC
+	 * mismatch). */
+	uint64_t delivered;
+	uint64_t delivered_corrupted;
+	uint64_t delivered_bad;
+};
+
+/* All faults off, seed 0. */
+void rnic_wire_faults_default(struct rnic_wire_faults *f);
+/* Sets the faults of one link direction (@f NULL: off) and restarts its
+ * random streams from f->seed; frames it holds back go on at once. Returns 0
+ * or -EINVAL (bad node, dir, probability or count). Environment, global
+ * simulation only: RNIC_WIRE_DROP, _CORRUPT, _CORRUPT_BITS, _DUP, _REORDER,
+ * _REORDER_WINDOW, _REORDER_TIMEOUT, _DELAY_SPIKE, _DELAY_CYCLES, _DOWN,
+ * _DOWN_RATE, _DOWN_CYCLES, _SEED (docs/time-model.md). */
+int rnic_sim_set_link_faults(struct rnic_sim *sim, unsigned int node, unsigned int dir,
+			     const struct rnic_wire_faults *f);
+int rnic_sim_get_link_faults(const struct rnic_sim *sim, unsigned int node, unsigned int dir,
+			     struct rnic_wire_faults *f);
+int rnic_sim_link_fault_counts(const struct rnic_sim *sim, unsigned int node, unsigned int dir,
+			       struct rnic_wire_fault_counts *c);
+/* Sends a raw frame (1..65535 bytes) on @node's TX link as if @node's RTL had
+ * ended it on the next edge: it is routed, serialised, faulted and delivered
+ * like any other. Returns 0 or -EINVAL. */
+int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *frame, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

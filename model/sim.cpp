@@ -603,6 +603,30 @@ static bool node_ok(const rnic_sim *sim, unsigned node, const char *fn)
 static std::mutex global_lock;
 static rnic_sim *global_sim;
 
+/* RNIC_WIRE_STATS=<1, stderr, stdout or a file>: the fault counters. */
+static void wire_stats(const rnic_sim *sim)
+{
+	const char *e = std::getenv("RNIC_WIRE_STATS");
+	FILE *f;
+
+	if (!sim || !e || !*e || !std::strcmp(e, "0"))
+		return;
+	f = !std::strcmp(e, "stdout") ? stdout :
+	    !std::strcmp(e, "1") || !std::strcmp(e, "stderr") ? stderr : std::fopen(e, "w");
+	if (!f) {
+		std::fprintf(stderr, "rnic model: cannot open %s\n", e);
+		return;
+	}
+	print_fault_header(f);
+	for (unsigned i = 0; i < sim->n; i++)
+		for (unsigned d = 0; d < 2; d++)
+			print_fault_counts(f, i, d, sim->net.fault_counts(i, d));
+	if (f != stdout && f != stderr)
+		std::fclose(f);
+	else
+		std::fflush(f);
+}
+
 static void global_fini(void)
 {
 	rnic_sim *sim;
@@ -613,6 +637,7 @@ static void global_fini(void)
 		sim = global_sim;
 		global_sim = nullptr;
 	}
+	wire_stats(sim);
 	delete sim;	/* closes the trace */
 }
 
@@ -646,6 +671,21 @@ static void env_cfg(struct rnic_sim_cfg *cfg)
 			std::fprintf(stderr, "rnic model: ignoring %s=%s\n", v.name, s);
 		else
 			cfg->*v.field = (unsigned int)x;
+	}
+}
+
+/* RNIC_WIRE_<fault>[_<n>[_TX|_RX]]: faults of the global simulation's links
+ * (parsed in wire_faults.cpp). */
+static void env_faults(rnic_sim *sim)
+{
+	env_wire_check(sim->n);
+	for (unsigned i = 0; i < sim->n; i++) {
+		for (unsigned d = 0; d < 2; d++) {
+			rnic_wire_faults f;
+
+			if (env_link_faults(i, d, &f))
+				rnic_sim_set_link_faults(sim, i, d, &f);
+		}
 	}
 }
 
@@ -693,6 +733,7 @@ struct rnic_sim *rnic_sim_global(void)
 		rnic_sim_default_cfg(&cfg);
 		env_cfg(&cfg);
 		global_sim = new rnic_sim(sanitize(&cfg));
+		env_faults(global_sim);
 		/* Registered after Verilator's own statics exist, so it runs
 		 * before they are destroyed. */
 		if (!fini_registered)
@@ -943,6 +984,51 @@ void rnic_sim_progress(struct rnic_sim *sim, double seconds)
 	sim->prog_interval = seconds > 0 ? seconds : 0;
 	sim->prog_t0 = sim->prog_last = std::chrono::steady_clock::now();
 	sim->prog_last_cycle = sim->cycle;
+}
+
+void rnic_wire_faults_default(struct rnic_wire_faults *f)
+{
+	*f = rnic_wire_faults{};
+}
+
+static bool link_ok(const rnic_sim *sim, unsigned node, unsigned dir, const char *fn)
+{
+	return node_ok(sim, node, fn) && dir <= RNIC_WIRE_DIR_RX;
+}
+
+int rnic_sim_set_link_faults(struct rnic_sim *sim, unsigned int node, unsigned int dir,
+			     const struct rnic_wire_faults *f)
+{
+	if (!link_ok(sim, node, dir, __func__) || (f && !faults_valid(*f)))
+		return -EINVAL;
+	sim->net.set_faults(node, dir, f, sim->cycle);
+	return 0;
+}
+
+int rnic_sim_get_link_faults(const struct rnic_sim *sim, unsigned int node, unsigned int dir,
+			     struct rnic_wire_faults *f)
+{
+	if (!link_ok(sim, node, dir, __func__) || !f)
+		return -EINVAL;
+	*f = sim->net.faults(node, dir);
+	return 0;
+}
+
+int rnic_sim_link_fault_counts(const struct rnic_sim *sim, unsigned int node, unsigned int dir,
+			       struct rnic_wire_fault_counts *c)
+{
+	if (!link_ok(sim, node, dir, __func__) || !c)
+		return -EINVAL;
+	*c = sim->net.fault_counts(node, dir);
+	return 0;
+}
+
+int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *frame, size_t len)
+{
+	if (!node_ok(sim, node, __func__) || !frame || !len || len > 65535)
+		return -EINVAL;
+	sim->net.inject(node, sim->cycle, static_cast<const uint8_t *>(frame), len);
+	return 0;
 }
 
 } /* extern "C" */

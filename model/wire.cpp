@@ -12,6 +12,15 @@
  * in order of arrival (ties: send order), as long as rx_ready_o allows.
  * Only the sender's link is a bottleneck: frames from several senders to one
  * receiver (incast) are limited by its one beat per cycle, not the link rate.
+ *
+ * Faults (wire_faults.h): while no link has any, frames take the plain path
+ * above, cycle for cycle. Otherwise a frame crosses the sender's TX link
+ * (delay spike: the link stalls before it; down: lost if its serialisation
+ * overlaps a down window; drop; corruption; duplication; reordering), is
+ * routed on its possibly corrupted address, and crosses the receiver's RX
+ * link (the same faults; it is on that link during the ser cycles before its
+ * arrival). A frame held back for reordering goes on behind the frame that
+ * completes its count, or at its deadline.
  */
 #include "wire.h"
 
@@ -109,35 +118,242 @@ void wire::send(unsigned node, uint64_t cycle)
 {
 	port &p = port_[node];
 	uint32_t b = p.tx_buf;
-	const std::vector<uint8_t> &f = bufs_[b];
 
 	p.tx_buf = -1;
+	send_buf(node, cycle, b);
+}
+
+void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
+{
+	port &p = port_[node];
+	const std::vector<uint8_t> &f = bufs_[b];
+
 	p.frames++;
 	if (pcap_)
 		pcap_frame(cycle, f);
 
-	uint32_t dst = ~0u;
+	uint32_t dst = route(f);
 
-	if (f.size() >= 34) {
-		uint32_t ip = (uint32_t)f[30] << 24 | f[31] << 16 | f[32] << 8 | f[33];
-
-		if ((ip & 0xffffff00u) == 0x0a000000u && (ip & 0xff) >= 1 &&
-		    (ip & 0xff) <= cfg_.nodes)
-			dst = (ip & 0xff) - 1;
-	}
 	if (dst == ~0u) {
 		p.drops++;
 		free_buf(b);
 		return;
 	}
 
-	uint64_t ser = (f.size() + cfg_.overhead + cfg_.bytes_per_cycle - 1) /
-		       cfg_.bytes_per_cycle;
+	uint64_t ser = serial(f.size());
 	uint64_t start = std::max(cycle, p.link_free);
 
-	ser = std::max<uint64_t>(ser, 1);	/* arrive after the edge that sent it */
+	p.tx.cnt.frames++;
+	if (nfaulty_ || nheld_) {
+		send_faulty(node, cycle, b, dst, start, ser);
+		return;
+	}
 	p.link_free = start + ser;
-	flight_.push({start + ser + cfg_.latency, seq_++, b, dst});
+	port_[dst].rx.cnt.frames++;
+	flight_.push({start + ser + cfg_.latency, seq_++, b, (uint16_t)dst, 0});
+}
+
+uint32_t wire::route(const std::vector<uint8_t> &f) const
+{
+	if (f.size() < 34)
+		return ~0u;
+
+	uint32_t ip = (uint32_t)f[30] << 24 | f[31] << 16 | f[32] << 8 | f[33];
+
+	if ((ip & 0xffffff00u) == 0x0a000000u && (ip & 0xff) >= 1 && (ip & 0xff) <= cfg_.nodes)
+		return (ip & 0xff) - 1;
+	return ~0u;
+}
+
+uint64_t wire::serial(size_t len) const
+{
+	uint64_t ser = (len + cfg_.overhead + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
+
+	return std::max<uint64_t>(ser, 1);	/* arrive after the edge that sent it */
+}
+
+void wire::inject(unsigned node, uint64_t cycle, const uint8_t *data, size_t len)
+{
+	uint32_t b = alloc_buf();
+
+	bufs_[b].assign(data, data + len);
+	send_buf(node, cycle, b);
+}
+
+void wire::set_faults(unsigned node, unsigned dir, const rnic_wire_faults *f, uint64_t now)
+{
+	fault_link &l = link(node, dir);
+	std::vector<wpkt> out;
+
+	now_ = now;
+	nfaulty_ -= l.on();
+	l.release_all(now, out);
+	nheld_ -= out.size();
+	l.configure(f, node, dir, now);
+	nfaulty_ += l.on();
+	for (const wpkt &k : out)
+		next_stage(k, dir == RNIC_WIRE_DIR_RX);
+}
+
+void wire::send_faulty(unsigned node, uint64_t cycle, uint32_t b, uint32_t dst,
+		       uint64_t start, uint64_t ser)
+{
+	port &p = port_[node];
+	fault_link &l = p.tx;
+	wpkt k{0, b, (uint16_t)dst, 0};
+
+	now_ = cycle;
+	if (!l.on()) {
+		p.link_free = start + ser;
+		k.at = start + ser + cfg_.latency;
+		to_rx(k);
+		return;
+	}
+
+	fault_draw d = l.draw();
+
+	/* A spike stalls the link: this frame and the ones queued behind it
+	 * go later, in order. */
+	if (d.spike) {
+		start += l.cfg().delay_cycles;
+		l.cnt.delayed++;
+	}
+	p.link_free = start + ser;
+	k.at = start + ser + cfg_.latency;
+	if (l.down(start, start + ser, cycle)) {
+		l.cnt.down_lost++;
+		free_buf(b);
+		return;
+	}
+	if (d.drop) {
+		l.cnt.dropped++;
+		free_buf(b);
+		return;
+	}
+	if (d.corrupt) {
+		l.corrupt(bufs_[b], d);
+		l.cnt.corrupted++;
+		k.flags |= kPktCorrupted;
+
+		/* The switch routes what arrived: maybe elsewhere, maybe nowhere. */
+		uint32_t nd = route(bufs_[b]);
+
+		if (nd != dst) {
+			l.cnt.misrouted++;
+			if (nd == ~0u) {
+				p.drops++;
+				free_buf(b);
+				return;
+			}
+			k.dst = (uint16_t)nd;
+		}
+	}
+	pass(l, k, d, false);
+}
+
+void wire::to_rx(wpkt k)
+{
+	port &p = port_[k.dst];
+	fault_link &l = p.rx;
+
+	l.cnt.frames++;
+	if (!l.on()) {
+		to_flight(k);
+		return;
+	}
+
+	fault_draw d = l.draw();
+	const uint64_t ser = serial(bufs_[k.buf].size());
+
+	k.at = std::max(k.at, p.rx_stall);
+	if (d.spike) {
+		k.at += l.cfg().delay_cycles;
+		p.rx_stall = k.at;
+		l.cnt.delayed++;
+	}
+	if (l.down(k.at > ser ? k.at - ser : 0, k.at, now_)) {
+		l.cnt.down_lost++;
+		free_buf(k.buf);
+		return;
+	}
+	if (d.drop) {
+		l.cnt.dropped++;
+		free_buf(k.buf);
+		return;
+	}
+	if (d.corrupt) {
+		l.corrupt(bufs_[k.buf], d);
+		l.cnt.corrupted++;
+		k.flags |= kPktCorrupted;
+	}
+	pass(l, k, d, true);
+}
+
+/* Duplication and reordering, then the next stage (RX link or flight). */
+void wire::pass(fault_link &l, wpkt k, fault_draw &d, bool rx)
+{
+	wpkt copy = k;
+
+	if (d.dup) {
+		copy.buf = alloc_buf();
+		bufs_[copy.buf] = bufs_[k.buf];
+		l.cnt.duplicated++;
+	}
+	if (d.reorder) {
+		l.hold(k, d);
+		l.cnt.reordered++;
+		nheld_++;
+	} else {
+		next_stage(k, rx);
+		overtake(l, k.at, rx);
+	}
+	if (d.dup) {
+		next_stage(copy, rx);
+		overtake(l, copy.at, rx);
+	}
+}
+
+/* A frame arriving at @at went past the frames held on @l. */
+void wire::overtake(fault_link &l, uint64_t at, bool rx)
+{
+	if (!l.nheld())
+		return;
+
+	std::vector<wpkt> out;
+
+	l.passed(at, out);
+	nheld_ -= out.size();
+	for (const wpkt &k : out)
+		next_stage(k, rx);
+}
+
+void wire::release_due(uint64_t cycle)
+{
+	now_ = cycle;
+	for (unsigned i = 0; i < cfg_.nodes; i++) {
+		for (unsigned dir = 0; dir < 2; dir++) {
+			fault_link &l = link(i, dir);
+
+			if (!l.nheld() || cycle < l.next_deadline())
+				continue;
+
+			std::vector<wpkt> out;
+
+			l.due(cycle, out);
+			nheld_ -= out.size();
+			for (const wpkt &k : out)
+				next_stage(k, dir == RNIC_WIRE_DIR_RX);
+		}
+	}
+}
+
+void wire::arrived_corrupted(port &d, uint32_t b)
+{
+	const std::vector<uint8_t> &f = bufs_[b];
+
+	d.rx.cnt.delivered_corrupted++;
+	if (!roce_frame_intact(f.data(), f.size()))
+		d.rx.cnt.delivered_bad++;
 }
 
 /* pcap with nanosecond timestamps: a cycle is 4 ns. */

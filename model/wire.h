@@ -14,6 +14,7 @@
 
 #include "rnic_model.h"
 #include "sim_util.h"
+#include "wire_faults.h"
 
 class Vrnic_top;
 
@@ -34,10 +35,16 @@ public:
 	/* Start of the cycle whose edge is @cycle: frames due go to RX queues. */
 	void deliver(uint64_t cycle)
 	{
+		if (nheld_)
+			release_due(cycle);
 		while (!flight_.empty() && flight_.top().at <= cycle) {
 			const flight &f = flight_.top();
+			port &d = port_[f.dst];
 
-			port_[f.dst].rxq.push_back(f.buf);
+			d.rxq.push_back(f.buf);
+			d.rx.cnt.delivered++;
+			if (f.flags)
+				arrived_corrupted(d, f.buf);
 			flight_.pop();
 		}
 	}
@@ -48,6 +55,30 @@ public:
 	uint64_t drops(unsigned node) const { return port_[node].drops; }
 	uint64_t proto_errors(unsigned node) const { return port_[node].proto_errors; }
 
+	/* Faults of one link direction (RNIC_WIRE_DIR_TX/RX); @now is the
+	 * current cycle. */
+	void set_faults(unsigned node, unsigned dir, const rnic_wire_faults *f, uint64_t now);
+	const rnic_wire_faults &faults(unsigned node, unsigned dir) const
+	{
+		return link(node, dir).cfg();
+	}
+	const rnic_wire_fault_counts &fault_counts(unsigned node, unsigned dir) const
+	{
+		return link(node, dir).cnt;
+	}
+	/* A frame from @node whose last beat leaves at edge @cycle. */
+	void inject(unsigned node, uint64_t cycle, const uint8_t *data, size_t len);
+
+	/* @node's RX queue, for tests that drive the wire without the RTL (not
+	 * to be mixed with drive()/sample() on that node). */
+	size_t rx_queued(unsigned node) const { return port_[node].rxq.size(); }
+	const std::vector<uint8_t> &rx_front(unsigned node) { return bufs_[port_[node].rxq.front()]; }
+	void rx_pop(unsigned node)
+	{
+		free_buf(port_[node].rxq.front());
+		port_[node].rxq.pop_front();
+	}
+
 	int pcap_open(const char *path);
 	void pcap_close();
 
@@ -56,7 +87,8 @@ private:
 		uint64_t at;	/* cycle of the first RX beat */
 		uint64_t seq;	/* send order breaks ties */
 		uint32_t buf;
-		uint32_t dst;
+		uint16_t dst;
+		uint16_t flags;	/* kPktCorrupted */
 		bool operator>(const flight &o) const
 		{
 			return at != o.at ? at > o.at : seq > o.seq;
@@ -71,11 +103,34 @@ private:
 		uint64_t frames = 0;
 		uint64_t drops = 0;
 		uint64_t proto_errors = 0;
+		fault_link tx, rx;	/* node -> switch, switch -> node */
+		uint64_t rx_stall = 0;	/* RX: nothing arrives before a delayed frame */
 	};
 
 	uint32_t alloc_buf();
 	void free_buf(uint32_t b) { free_.push_back(b); }
 	void send(unsigned node, uint64_t cycle);
+	void send_buf(unsigned node, uint64_t cycle, uint32_t b);
+	uint32_t route(const std::vector<uint8_t> &f) const;
+	uint64_t serial(size_t len) const;
+	/* The faulty path: sender's link, switch, receiver's link. */
+	void send_faulty(unsigned node, uint64_t cycle, uint32_t b, uint32_t dst,
+			 uint64_t start, uint64_t ser);
+	void to_rx(wpkt k);
+	void to_flight(const wpkt &k) { flight_.push({k.at, seq_++, k.buf, k.dst, k.flags}); }
+	void next_stage(const wpkt &k, bool rx) { rx ? to_flight(k) : to_rx(k); }
+	void pass(fault_link &l, wpkt k, fault_draw &d, bool rx);
+	void overtake(fault_link &l, uint64_t at, bool rx);
+	void release_due(uint64_t cycle);
+	void arrived_corrupted(port &d, uint32_t b);
+	fault_link &link(unsigned node, unsigned dir)
+	{
+		return dir == RNIC_WIRE_DIR_RX ? port_[node].rx : port_[node].tx;
+	}
+	const fault_link &link(unsigned node, unsigned dir) const
+	{
+		return dir == RNIC_WIRE_DIR_RX ? port_[node].rx : port_[node].tx;
+	}
 	void pcap_frame(uint64_t cycle, const std::vector<uint8_t> &f);
 
 	wire_cfg cfg_;
@@ -85,6 +140,9 @@ private:
 	std::vector<uint32_t> free_;
 	std::priority_queue<flight, std::vector<flight>, std::greater<flight>> flight_;
 	uint64_t seq_ = 0;
+	unsigned nfaulty_ = 0;	/* links with faults on: 0 keeps the plain path */
+	size_t nheld_ = 0;	/* frames held back on all links */
+	uint64_t now_ = 0;	/* cycle of the send or delivery being handled */
 	FILE *pcap_ = nullptr;
 };
 
