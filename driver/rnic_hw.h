@@ -266,6 +266,8 @@ enum rnic_wqe_op {
 	RNIC_WQE_OP_SEND = 0x0a,
 	RNIC_WQE_OP_SEND_IMM = 0x0b,
 	RNIC_WQE_OP_READ = 0x10,
+	RNIC_WQE_OP_CMP_SWAP = 0x11,
+	RNIC_WQE_OP_FETCH_ADD = 0x12,
 };
 
 /* Control-segment flags */

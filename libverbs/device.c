@@ -263,7 +263,7 @@ static void rv_fill_device_attr(struct rv_context *ctx, struct ibv_device_attr *
 	a->max_res_rd_atom = a->max_qp * RV_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = RV_MAX_RD_ATOM;
 	a->max_ee_init_rd_atom = 0;
-	a->atomic_cap = IBV_ATOMIC_NONE;
+	a->atomic_cap = IBV_ATOMIC_HCA;	/* atomic among this RNIC's accesses, not the CPU's */
 	a->max_ee = 0;
 	a->max_rdd = 0;
 	a->max_mw = 0;

@@ -4,8 +4,8 @@
  * ring, then one doorbell record update and one SQ_DB write per call.
  *
  * Send WQE: control segment, remote address segment (WRITE, WRITE_IMM,
- * READ), then one data segment per non-empty SGE. Zero-length SGEs are
- * dropped (as mlx5 does). The first failing WR is returned in *bad_wr and
+ * READ, atomics), atomic segment (atomics), then one data segment per
+ * non-empty SGE. Zero-length SGEs are dropped (as mlx5 does). The first failing WR is returned in *bad_wr and
  * nothing from it on is posted.
  */
 #include <string.h>
@@ -14,8 +14,9 @@
 
 #define RV_SEND_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED)
 
-/* The opcodes of an RC send queue: IBV_WR_RDMA_WRITE (0) .. IBV_WR_RDMA_READ (4). */
-#define RV_NR_OPS	(IBV_WR_RDMA_READ + 1)
+/* The opcodes of an RC send queue: IBV_WR_RDMA_WRITE (0) ..
+ * IBV_WR_ATOMIC_FETCH_AND_ADD (6). */
+#define RV_NR_OPS	(IBV_WR_ATOMIC_FETCH_AND_ADD + 1)
 
 /* Control-segment word 0 of each opcode without flags, index and data
  * segments: the WQE opcode, and ds counting the control segment and the
@@ -27,6 +28,8 @@ static const uint64_t rv_ctrl0[RV_NR_OPS] = {
 	[IBV_WR_SEND] = RV_CTRL(RNIC_WQE_OP_SEND, 1),
 	[IBV_WR_SEND_WITH_IMM] = RV_CTRL(RNIC_WQE_OP_SEND_IMM, 1),
 	[IBV_WR_RDMA_READ] = RV_CTRL(RNIC_WQE_OP_READ, 2),
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = RV_CTRL(RNIC_WQE_OP_CMP_SWAP, 3),
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = RV_CTRL(RNIC_WQE_OP_FETCH_ADD, 3),
 };
 
 static const uint8_t rv_tl_op[RV_NR_OPS] = {
@@ -35,12 +38,15 @@ static const uint8_t rv_tl_op[RV_NR_OPS] = {
 	[IBV_WR_SEND] = RV_TL_SEND,
 	[IBV_WR_SEND_WITH_IMM] = RV_TL_SEND_IMM,
 	[IBV_WR_RDMA_READ] = RV_TL_READ,
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = RV_TL_CMP_SWAP,
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = RV_TL_FETCH_ADD,
 };
 
 /* Opcodes with a remote address segment, and with immediate data. */
 #define RV_OPS_RADDR	(1u << IBV_WR_RDMA_WRITE | 1u << IBV_WR_RDMA_WRITE_WITH_IMM | \
 			 1u << IBV_WR_RDMA_READ)
 #define RV_OPS_IMM	(1u << IBV_WR_RDMA_WRITE_WITH_IMM | 1u << IBV_WR_SEND_WITH_IMM)
+#define RV_OPS_ATOMIC	(1u << IBV_WR_ATOMIC_CMP_AND_SWP | 1u << IBV_WR_ATOMIC_FETCH_AND_ADD)
 
 /* IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED -> WQE flags */
 #define RV_F(i)	((((i) & IBV_SEND_FENCE) ? RNIC_WQE_F_FENCE : 0) |		\
@@ -100,6 +106,15 @@ int rv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if ((1u << opcode) & RV_OPS_RADDR) {
 			rv_put_seg(seg, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
 			seg += RNIC_SEG_SIZE;
+		} else if ((1u << opcode) & RV_OPS_ATOMIC) {
+			/* Remote address, then swap (or add) and compare. */
+			rv_put_seg(seg, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey);
+			if (opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
+				rv_put_seg(seg + RNIC_SEG_SIZE, wr->wr.atomic.swap,
+					   wr->wr.atomic.compare_add);
+			else
+				rv_put_seg(seg + RNIC_SEG_SIZE, wr->wr.atomic.compare_add, 0);
+			seg += 2 * RNIC_SEG_SIZE;
 		}
 		for (i = 0; i < nsge; i++) {
 			uint32_t len = sgl[i].length;

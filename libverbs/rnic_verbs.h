@@ -160,6 +160,8 @@ enum rv_tl_op {
 	RV_TL_WRITE,
 	RV_TL_WRITE_IMM,
 	RV_TL_READ,
+	RV_TL_CMP_SWAP,
+	RV_TL_FETCH_ADD,
 	RV_TL_RECV,
 };
 

@@ -93,6 +93,8 @@ static const char *const rv_tl_op_name[RV_TL_NOPS] = {
 	[RV_TL_WRITE] = "WRITE",
 	[RV_TL_WRITE_IMM] = "WRITE_IMM",
 	[RV_TL_READ] = "READ",
+	[RV_TL_CMP_SWAP] = "CMP_SWAP",
+	[RV_TL_FETCH_ADD] = "FETCH_ADD",
 	[RV_TL_RECV] = "RECV",
 };
 

@@ -149,7 +149,7 @@ module rnic_rx_engine #(
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
-    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup
+    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr
   } state_e;
   state_e st_q, ret_st_q;
 
@@ -403,11 +403,16 @@ module rnic_rx_engine #(
   assign rewind_o = rw_out;
   assign rewind_resume_o = rw_resume_q;
 
-  // Atomic write: one beat of 8 bytes
-  assign wr_valid_o = (st_q == StAtWr) && at_cmp_ok_q;
-  assign wr_addr_o = at_addr_q;
+  // 8-byte writes of one beat: the responder's atomic result, and at the
+  // requester the original value of an atomic ACK (it travels big-endian,
+  // memory wants the host's little-endian order, so it is not copied from
+  // the frame like READ data).
+  assign wr_valid_o = ((st_q == StAtWr) && at_cmp_ok_q) || (st_q == StAckWr);
+  assign wr_addr_o = (st_q == StAckWr) ? seg_addr_q[63:0] : at_addr_q;
   assign wr_len_o = 16'd8;
-  assign wr_data_o = DataW'(at_new_q);
+  logic [63:0] wr_val;
+  assign wr_val = (st_q == StAckWr) ? d_q.atomic_swap : at_new_q;
+  assign wr_data_o = DataW'(wr_val);
   assign wr_last_o = 1'b1;
 
   logic rsp_inc;
@@ -790,11 +795,10 @@ module rnic_rx_engine #(
                   ({48'd0, head.wqe_idx & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
               wqe_len_q <= 16'd1 << ctx.sq_wqe_shift;
               if (head_atomic) begin
-                // The original value sits in the AtomicAckETH, after the AETH.
+                // The original value (AtomicAckETH) goes to the one 8-byte SGE.
                 sge_first_q <= 3'd3;
                 moff_q <= '0;
                 plen_q <= 13'd8;
-                poff_q <= 8'(rnic_pkg::BaseHdrBytes + 4);
               end else begin
                 sge_first_q <= 3'd2;
                 moff_q <= {8'd0, d_q.psn - head.first_psn} << mtu_lg;
@@ -964,7 +968,7 @@ module rnic_rx_engine #(
               err_cqe_q <= is_send;
               st_q <= is_send ? StErrCqe : StDrop;
             end else begin
-              st_q <= StPlace;
+              st_q <= (op == rnic_pkg::OpAtomicAck) ? StAckWr : StPlace;
             end
           end else begin
             // This SGE: check its key when the message touches it.
@@ -1014,6 +1018,15 @@ module rnic_rx_engine #(
                             msn_q[q] + 24'd1, '0, '0, at_orig_q);
             ret_st_q <= StDrop;
             st_q <= StJob;
+          end
+        end
+        StAckWr: begin
+          if (wr_ready_i) begin
+            // The frame is not placed from: release it here.
+            release_o <= 1'b1;
+            release_slot_o <= slot_q;
+            placed_q <= 1'b1;
+            st_q <= StAfterPlace;
           end
         end
         StAtDup: begin

@@ -231,9 +231,32 @@ struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
 	return qp;
 }
 
+void t_qp_default_attrs(struct t_qp_attrs *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->access = T_QP_ACCESS;
+	a->timeout = 14;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->min_rnr_timer = 12;
+	a->max_rd_atomic = 1;
+	a->max_dest_rd_atomic = 1;
+}
+
 void t_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
 		 const union ibv_gid *dgid, uint32_t dest_qpn,
 		 uint32_t rq_psn, uint32_t sq_psn)
+{
+	struct t_qp_attrs at;
+
+	t_qp_default_attrs(&at);
+	t_qp_to_rts_attrs(qp, mtu, dgid, dest_qpn, rq_psn, sq_psn, &at);
+}
+
+void t_qp_to_rts_attrs(struct ibv_qp *qp, enum ibv_mtu mtu,
+		       const union ibv_gid *dgid, uint32_t dest_qpn,
+		       uint32_t rq_psn, uint32_t sq_psn,
+		       const struct t_qp_attrs *at)
 {
 	struct ibv_qp_attr a;
 
@@ -241,7 +264,7 @@ void t_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = T_PORT;
-	a.qp_access_flags = T_QP_ACCESS;
+	a.qp_access_flags = at->access;
 	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
 
@@ -250,8 +273,8 @@ void t_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
 	a.path_mtu = mtu;
 	a.dest_qp_num = dest_qpn;
 	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
+	a.max_dest_rd_atomic = at->max_dest_rd_atomic;
+	a.min_rnr_timer = at->min_rnr_timer;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = *dgid;
 	a.ah_attr.grh.sgid_index = T_GID_INDEX;
@@ -270,10 +293,10 @@ void t_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = sq_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
+	a.timeout = at->timeout;
+	a.retry_cnt = at->retry_cnt;
+	a.rnr_retry = at->rnr_retry;
+	a.max_rd_atomic = at->max_rd_atomic;
 	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			       IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
@@ -293,6 +316,12 @@ void t_connect_qps(struct ibv_qp *qp_a, struct ibv_qp *qp_b, enum ibv_mtu mtu,
 
 void t_buf_alloc(struct t_buf *b, struct ibv_pd *pd, size_t len)
 {
+	t_buf_alloc_access(b, pd, len, T_MR_ACCESS);
+}
+
+void t_buf_alloc_access(struct t_buf *b, struct ibv_pd *pd, size_t len,
+			unsigned int access)
+{
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	size_t alloc = (len + pg - 1) / pg * pg;
 	void *p = NULL;
@@ -304,7 +333,7 @@ void t_buf_alloc(struct t_buf *b, struct ibv_pd *pd, size_t len)
 	memset(p, 0, alloc);
 	b->p = p;
 	b->len = len;
-	b->mr = ibv_reg_mr(pd, p, len ? len : 1, T_MR_ACCESS);
+	b->mr = ibv_reg_mr(pd, p, len ? len : 1, (int)access);
 	if (!b->mr)
 		t_fail(__FILE__, __LINE__, "ibv_reg_mr(%zu) failed (errno %d: %s)",
 		       len, errno, strerror(errno));
@@ -335,6 +364,8 @@ void t_pair_default_cfg(struct t_pair_cfg *cfg)
 	cfg->cqe = 64;
 	cfg->psn[0] = 0x000100;
 	cfg->psn[1] = 0x00a000;
+	t_qp_default_attrs(&cfg->attrs[0]);
+	t_qp_default_attrs(&cfg->attrs[1]);
 }
 
 void t_pair_open(struct t_pair *p, const struct t_pair_cfg *cfg)
@@ -360,8 +391,16 @@ void t_pair_open(struct t_pair *p, const struct t_pair_cfg *cfg)
 		s->qp = t_create_rc_qp(s->pd, s->scq, s->rcq, &cfg->caps,
 				       &s->cap);
 	}
-	t_connect_qps(p->s[0].qp, p->s[1].qp, cfg->mtu, cfg->psn[0],
-		      cfg->psn[1]);
+	{
+		union ibv_gid g0, g1;
+
+		t_query_gid(p->s[0].ctx, &g0);
+		t_query_gid(p->s[1].ctx, &g1);
+		t_qp_to_rts_attrs(p->s[0].qp, cfg->mtu, &g1, p->s[1].qp->qp_num,
+				  cfg->psn[1], cfg->psn[0], &cfg->attrs[0]);
+		t_qp_to_rts_attrs(p->s[1].qp, cfg->mtu, &g0, p->s[0].qp->qp_num,
+				  cfg->psn[0], cfg->psn[1], &cfg->attrs[1]);
+	}
 }
 
 void t_pair_close(struct t_pair *p)
@@ -406,6 +445,30 @@ void t_post_send_at(const char *file, int line, struct ibv_qp *qp,
 	rc = ibv_post_send(qp, &wr, &bad);
 	if (rc)
 		t_fail(file, line, "ibv_post_send(wr_id %" PRIu64
+		       ") returned %d (%s)", wr_id, rc, strerror(rc));
+}
+
+void t_post_atomic_at(const char *file, int line, struct ibv_qp *qp,
+		      uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
+		      struct ibv_sge *sg, uint64_t raddr, uint32_t rkey,
+		      uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = flags;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	rc = ibv_post_send(qp, &wr, &bad);
+	if (rc)
+		t_fail(file, line, "ibv_post_send(atomic wr_id %" PRIu64
 		       ") returned %d (%s)", wr_id, rc, strerror(rc));
 }
 

@@ -125,10 +125,29 @@ struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
 			      struct ibv_cq *rcq, const struct t_qp_caps *caps,
 			      struct ibv_qp_cap *cap_out);
 
+/* Transport attributes of a connected RC QP (ibv_modify_qp). */
+struct t_qp_attrs {
+	unsigned int access;		/* qp_access_flags */
+	uint8_t timeout;		/* local ACK timeout: 4.096 us << timeout */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;		/* 7: no limit */
+	uint8_t min_rnr_timer;		/* what this QP's RNR NAKs ask for */
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+};
+
+/* The attributes t_qp_to_rts() uses: T_QP_ACCESS, timeout 14, retry_cnt 7,
+ * rnr_retry 7, min_rnr_timer 12, one READ/atomic each way. */
+void t_qp_default_attrs(struct t_qp_attrs *a);
+
 /* RESET -> INIT -> RTR -> RTS towards a remote QP. */
 void t_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
 		 const union ibv_gid *dgid, uint32_t dest_qpn,
 		 uint32_t rq_psn, uint32_t sq_psn);
+void t_qp_to_rts_attrs(struct ibv_qp *qp, enum ibv_mtu mtu,
+		       const union ibv_gid *dgid, uint32_t dest_qpn,
+		       uint32_t rq_psn, uint32_t sq_psn,
+		       const struct t_qp_attrs *attrs);
 
 /* Connects two QPs to each other (each may live on either device). psn_a is
  * the first PSN qp_a sends (and qp_b expects), psn_b the other way round. */
@@ -143,6 +162,9 @@ struct t_buf {
 };
 
 void t_buf_alloc(struct t_buf *b, struct ibv_pd *pd, size_t len);
+/* The same with the MR's access flags given. */
+void t_buf_alloc_access(struct t_buf *b, struct ibv_pd *pd, size_t len,
+			unsigned int access);
 void t_buf_free(struct t_buf *b);
 
 static inline uint64_t t_addr(const struct t_buf *b, size_t off)
@@ -169,6 +191,7 @@ struct t_pair_cfg {
 	int cqe;
 	uint32_t psn[2];	/* first PSN that side i sends */
 	int loopback;		/* both QPs on rnic0 */
+	struct t_qp_attrs attrs[2];	/* of side i's QP */
 };
 
 struct t_pair {
@@ -203,6 +226,16 @@ void t_post_send_at(const char *file, int line, struct ibv_qp *qp,
 		    uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
 		    struct ibv_sge *sg, int nsge, uint64_t raddr, uint32_t rkey,
 		    __be32 imm);
+
+/* Posts one atomic WR (IBV_WR_ATOMIC_CMP_AND_SWP or _FETCH_AND_ADD) with one
+ * SGE for the original value; fails on any error. */
+#define POST_ATOMIC(qp, wr_id, op, flags, sg, raddr, rkey, cmp_add, swap) \
+	t_post_atomic_at(__FILE__, __LINE__, qp, wr_id, op, flags, sg,	\
+			 raddr, rkey, cmp_add, swap)
+void t_post_atomic_at(const char *file, int line, struct ibv_qp *qp,
+		      uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
+		      struct ibv_sge *sg, uint64_t raddr, uint32_t rkey,
+		      uint64_t compare_add, uint64_t swap);
 
 /* Posts one receive WR; fails on any error. */
 #define POST_RECV(qp, wr_id, sg, nsge)					\

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sys_rd_credits.c - max_rd_atomic / max_dest_rd_atomic and IBV_SEND_FENCE.
+ *
+ * 1. Eight RDMA READs posted at once complete in order with the right bytes
+ *    whether the requester may have 1 or 4 outstanding; with 1 the READs
+ *    run one after the other, so they take longer in simulated cycles than
+ *    with 4 (rnic_verbs_sim_cycle()).
+ * 2. A responder with max_dest_rd_atomic 0 refuses a READ: the requester
+ *    gets IBV_WC_REM_INV_REQ_ERR.
+ * 3. A requester with max_rd_atomic 0 cannot issue a READ: the WR completes
+ *    with IBV_WC_LOC_QP_OP_ERR (docs/transport.md).
+ * 4. FENCE: an RDMA WRITE of a local buffer, fenced behind an RDMA READ into
+ *    that buffer, sends the bytes the READ brought.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "rnic_verbs_ext.h"
+
+#define N 8
+#define LEN 2048
+
+static uint64_t reads(int credits)
+{
+	struct t_pair_cfg cfg;
+	struct t_pair p;
+	struct t_buf a, b;
+	struct ibv_wc wc[N];
+	uint64_t t0, t1;
+	int i;
+
+	t_pair_default_cfg(&cfg);
+	cfg.attrs[0].max_rd_atomic = (uint8_t)credits;
+	cfg.attrs[1].max_dest_rd_atomic = (uint8_t)credits;
+	t_pair_open(&p, &cfg);
+	t_buf_alloc(&a, p.s[0].pd, N * LEN);
+	t_buf_alloc(&b, p.s[1].pd, N * LEN);
+	t_fill(b.p, N * LEN, 7 + credits);
+
+	t0 = rnic_verbs_sim_cycle();
+	for (i = 0; i < N; i++) {
+		struct ibv_sge sg = t_sge(&a, (size_t)i * LEN, LEN);
+
+		POST_SEND(p.s[0].qp, i, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, &sg, 1,
+			  t_addr(&b, (size_t)i * LEN), b.mr->rkey, 0);
+	}
+	POLL(p.s[0].scq, N, wc);
+	t1 = rnic_verbs_sim_cycle();
+	for (i = 0; i < N; i++)
+		EXPECT_WC(&wc[i], i, IBV_WC_SUCCESS, IBV_WC_RDMA_READ,
+			  p.s[0].qp->qp_num, LEN, 0, T_ANY);
+	CHECK_MEM(a.p, b.p, N * LEN);
+	t_buf_free(&a);
+	t_buf_free(&b);
+	t_pair_close(&p);
+	return t1 - t0;
+}
+
+static void refused(int side, enum ibv_wc_status exp)
+{
+	struct t_pair_cfg cfg;
+	struct t_pair p;
+	struct t_buf a;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+
+	t_pair_default_cfg(&cfg);
+	if (side == 0)
+		cfg.attrs[0].max_rd_atomic = 0;
+	else
+		cfg.attrs[1].max_dest_rd_atomic = 0;
+	t_pair_open(&p, &cfg);
+	t_buf_alloc(&a, p.s[0].pd, 64);
+	sg = t_sge(&a, 0, 64);
+	POST_SEND(p.s[0].qp, 5, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, &sg, 1,
+		  t_addr(&a, 0), a.mr->rkey, 0);
+	POLL(p.s[0].scq, 1, &wc);
+	EXPECT_WC(&wc, 5, exp, T_ANY, p.s[0].qp->qp_num, T_ANY, T_ANY, T_ANY);
+	t_buf_free(&a);
+	t_pair_close(&p);
+}
+
+static void fence(void)
+{
+	struct t_pair_cfg cfg;
+	struct t_pair p;
+	struct t_buf l, r;
+	struct ibv_sge sg;
+	struct ibv_wc wc[2];
+
+	t_pair_default_cfg(&cfg);
+	t_pair_open(&p, &cfg);
+	t_buf_alloc(&l, p.s[0].pd, LEN);
+	t_buf_alloc(&r, p.s[1].pd, 2 * LEN);
+	t_fill(r.p, LEN, 99);
+	memset(l.p, 0x5a, LEN);
+	sg = t_sge(&l, 0, LEN);
+	POST_SEND(p.s[0].qp, 1, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, &sg, 1,
+		  t_addr(&r, 0), r.mr->rkey, 0);
+	POST_SEND(p.s[0].qp, 2, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED | IBV_SEND_FENCE,
+		  &sg, 1, t_addr(&r, LEN), r.mr->rkey, 0);
+	POLL(p.s[0].scq, 2, wc);
+	EXPECT_WC(&wc[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, p.s[0].qp->qp_num, LEN, 0, T_ANY);
+	EXPECT_WC(&wc[1], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, p.s[0].qp->qp_num, T_ANY, 0, T_ANY);
+	CHECK_MEM(r.p + LEN, r.p, LEN);
+	t_buf_free(&l);
+	t_buf_free(&r);
+	t_pair_close(&p);
+}
+
+int main(void)
+{
+	uint64_t c1 = reads(1), c4 = reads(4);
+
+	printf("sys_rd_credits: %d READs of %d B: %llu cycles with 1 outstanding, %llu with 4\n",
+	       N, LEN, (unsigned long long)c1, (unsigned long long)c4);
+	CHECKF(c1 > c4 + c4 / 4, "1 READ credit (%llu cycles) is not slower than 4 (%llu)",
+	       (unsigned long long)c1, (unsigned long long)c4);
+	refused(1, IBV_WC_REM_INV_REQ_ERR);
+	refused(0, IBV_WC_LOC_QP_OP_ERR);
+	fence();
+	printf("sys_rd_credits: ok\n");
+	return 0;
+}
