@@ -20,9 +20,11 @@
  *     when the READ fits one path MTU: for a longer READ the monitor adds the
  *     missing TX_LAST event itself (at the request's first beat, where the
  *     RTL reports TX_FIRST).
- * Retransmitted and duplicated frames are not told apart (there is no
- * retransmission yet); a frame that never arrives leaves an entry behind,
- * and the table is cleared when it grows past kMaxFlight.
+ * A retransmitted frame replaces the entry of the first copy (same PSN), so
+ * PEER_* report the first copy that arrives; the timeline keeps the first
+ * PEER_FIRST and the last PEER_LAST. A frame that never arrives (dropped by
+ * a wire fault) leaves an entry behind; the table is cleared when it grows
+ * past kMaxFlight.
  */
 #include "monitor.h"
 
@@ -223,8 +225,16 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 
 	std::deque<wr> &q = wait_[key(node, tg.qpn)];
 
-	if (tg.first)
-		q.push_back({h.psn, h.psn, tg.idx, false});
+	if (tg.first) {
+		/* A retransmission sends a waiting WQE again from its first
+		 * packet: it keeps its place. */
+		auto it = q.begin();
+
+		while (it != q.end() && it->idx != tg.idx)
+			++it;
+		if (it == q.end())
+			q.push_back({h.psn, h.psn, tg.idx, false});
+	}
 	if (tg.last) {
 		for (auto it = q.rbegin(); it != q.rend(); ++it) {
 			if (it->idx != tg.idx)

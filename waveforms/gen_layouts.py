@@ -6,7 +6,9 @@ their names: GTKWave shows those names when the trace has no number format
 (F_ENUM). Codes that are plain vectors get a translate filter derived from
 the constants of rtl/rnic_pkg.sv (BTH opcodes, WQE opcodes, completion
 status, QP states), so the filters stay true when the RTL changes. The layouts list the signals of a flow in the order the flow
-moves through the blocks, node by node.
+moves through the blocks, node by node: post_poll.gtkw for any flow (the
+demo), and one layout per flow program of tb/flows/ (flow_<name>.gtkw, opened
+by waveforms/trace_flow.sh <name>).
 
     gen_layouts.py               rewrite waveforms/*.gtkw and waveforms/filters/
     gen_layouts.py --check DIR   write into DIR instead (the CTest compares)
@@ -70,10 +72,39 @@ def filter_files():
     return out
 
 
+def enum_type(rel, var):
+    """(msb, [(value, name)]) of the enum type variable var of RTL file rel is
+    declared with: state registers grow with the RTL, their names follow."""
+    text = open(os.path.join(RTL, rel)).read()
+    tname = re.search(r"(\w+)\s+(?:\w+\s*,\s*)*%s\b[^;]*;" % var, text).group(1)
+    for msb, body, name in re.findall(
+            r"typedef\s+enum\s+logic\s*\[(\d+):0\]\s*\{([^}]*)\}\s*(\w+)\s*;", text):
+        if name != tname:
+            continue
+        vals, v = [], 0
+        for item in (x.strip() for x in body.split(",")):
+            if not item:
+                continue
+            if "=" in item:
+                item, val = [x.strip() for x in item.split("=")]
+                v = sv_int(val)
+            vals.append((v, item))
+            v += 1
+        return int(msb), vals
+    raise ValueError("no enum type %s in %s" % (tname, rel))
+
+
+def st(rel, var="st_q"):
+    """The name of a state register with its width, as the trace has it."""
+    return "%s[%d:0]" % (var, enum_type(rel, var)[0])
+
+
 # ---------------------------------------------------------------------------
 # Layouts: (group title, [(signal under node<n>.rnic_top, format[, filter])])
 # ---------------------------------------------------------------------------
 T = "rnic_top"
+REQ_RTL = "sq/rnic_requester.sv"
+ENG_RTL = "rx/rnic_rx_engine.sv"
 
 
 def req_side(n):
@@ -94,7 +125,7 @@ def req_side(n):
             (p + ".u_sq_fetch.wqe_valid_o", F_BIN), (p + ".u_sq_fetch.wqe_ready_i", F_BIN),
         ]),
         ("node%d requester (decode, lkey check, packetize)" % n, [
-            (p + ".u_requester.st_q[2:0]", F_ENUM),
+            (p + ".u_requester." + st(REQ_RTL), F_ENUM),
             (p + ".u_requester.w_op[7:0]", F_DEC, "wqe_opcode.txt"),
             (p + ".u_requester.idx_q[15:0]", F_DEC), (p + ".u_requester.psn_q[23:0]", F_DEC),
             (p + ".u_requester.mr_ok", F_BIN),
@@ -129,7 +160,7 @@ def rsp_side(n):
             (p + ".u_rx_parser.cnt_rx_drop_o[63:0]", F_DEC),
         ]),
         ("node%d transport engine (responder / completer)" % n, [
-            (p + ".u_rx_engine.st_q[4:0]", F_ENUM),
+            (p + ".u_rx_engine." + st(ENG_RTL), F_ENUM),
             (p + ".u_rx_engine.op[7:0]", F_DEC, "bth_opcode.txt"),
             (p + ".u_rx_engine.qpn_q[23:0]", F_HEX), (p + ".u_rx_engine.epsn[23:0]", F_DEC),
             (p + ".u_rx_engine.rd_req_valid_o", F_BIN), (p + ".u_rx_engine.chk_ok", F_BIN),
@@ -151,6 +182,151 @@ def rsp_side(n):
     ]
 
 
+# ---------------------------------------------------------------------------
+# Blocks of the flow layouts, each a group, named by what the flow does there.
+# ---------------------------------------------------------------------------
+def _grp(groups, prefix):
+    """The group of req_side()/rsp_side() whose title starts with prefix."""
+    return [g for g in groups if g[0].startswith(prefix)][0]
+
+
+def g_doorbell(n):
+    return _grp(req_side(n), "node%d doorbell" % n)
+
+
+def g_fetch(n):
+    return _grp(req_side(n), "node%d WQE fetch" % n)
+
+
+def g_requester(n):
+    return _grp(req_side(n), "node%d requester" % n)
+
+
+def g_dma_rd(n, what):
+    g, sigs = _grp(req_side(n), "node%d DMA read" % n)
+    return ("node%d DMA read channel (%s)" % (n, what), sigs)
+
+
+def g_tx(n, what):
+    p = "node%d.%s" % (n, T)
+    g, sigs = _grp(req_side(n), "node%d TX" % n)
+    # Which source the frame comes from: 0 requester, 1 ACK/READ responses.
+    return ("node%d TX (%s)" % (n, what), [(p + ".u_tx_arb.valid_i[1:0]", F_BIN)] + sigs)
+
+
+def g_rx(n, what):
+    g, sigs = _grp(rsp_side(n), "node%d RX" % n)
+    return ("node%d RX (%s)" % (n, what), sigs)
+
+
+def g_responder(n):
+    g, sigs = _grp(rsp_side(n), "node%d transport engine" % n)
+    return ("node%d transport engine: responder (PSN, opcode sequence)" % n, sigs)
+
+
+def g_rq_wqe(n):
+    p = "node%d.%s.u_rx_engine" % (n, T)
+    return ("node%d receive WQE read (responder)" % n, [
+        (p + ".rq_empty", F_BIN),
+        (p + ".rd_req_valid_o", F_BIN), (p + ".rd_req_ready_i", F_BIN),
+        (p + ".rd_req_addr_o[63:0]", F_HEX), (p + ".rd_req_len_o[15:0]", F_DEC),
+        (p + ".rd_rsp_valid_i", F_BIN), (p + ".rd_rsp_last_i", F_BIN),
+    ])
+
+
+def g_rkey(n):
+    p = "node%d.%s.u_rx_engine" % (n, T)
+    return ("node%d rkey, bounds and access check (responder)" % n, [
+        (p + ".is_write", F_BIN), (p + ".is_read_req", F_BIN),
+        (p + ".chk_key[31:0]", F_HEX), (p + ".chk_va[63:0]", F_HEX),
+        (p + ".chk_len[31:0]", F_DEC), (p + ".chk_ok", F_BIN),
+        (p + ".err_syn_q[7:0]", F_HEX),
+    ])
+
+
+def g_place(n, what):
+    g, sigs = _grp(rsp_side(n), "node%d DMA write" % n)
+    p = "node%d.%s.u_rx_engine" % (n, T)
+    return ("node%d placement and DMA write channel (%s)" % (n, what),
+            [(p + ".place_start_o", F_BIN)] + sigs)
+
+
+def g_cqe(n, what):
+    g, sigs = _grp(rsp_side(n), "node%d CQE writer" % n)
+    return ("node%d CQE writer (%s)" % (n, what), sigs)
+
+
+def g_rd_resp(n, what):
+    p = "node%d.%s.u_rd_resp" % (n, T)
+    return ("node%d %s (rnic_rd_resp)" % (n, what), [
+        (p + ".job_valid_i", F_BIN), (p + ".job_ready_o", F_BIN),
+        (p + ".j_read", F_BIN), (p + ".j_psn[23:0]", F_DEC), (p + ".j_syn[7:0]", F_HEX),
+        (p + ".k_q[23:0]", F_DEC), (p + ".first", F_BIN), (p + ".last", F_BIN),
+        (p + ".txd_valid_o", F_BIN), (p + ".txd_ready_i", F_BIN),
+    ])
+
+
+def g_completer(n):
+    p = "node%d.%s.u_rx_engine" % (n, T)
+    return ("node%d transport engine: completer (retire the WQE)" % n, [
+        (p + "." + st(ENG_RTL), F_ENUM),
+        (p + ".op[7:0]", F_DEC, "bth_opcode.txt"),
+        (p + ".head_v", F_BIN), (p + ".head_idx[15:0]", F_DEC),
+        (p + ".ack_psn_q[23:0]", F_DEC),
+        (p + ".nak_status_q[7:0]", F_DEC, "wc_status.txt"),
+        (p + ".flushing_q", F_BIN),
+        (p + ".cqe_valid_o", F_BIN), (p + ".done_valid_o", F_BIN),
+    ])
+
+
+def send_head(n, what):
+    """A send WQE from doorbell to the wire."""
+    return [g_doorbell(n), g_fetch(n), g_requester(n),
+            g_dma_rd(n, "WQE, then payload"), g_tx(n, what)]
+
+
+def flow_layouts():
+    """{file: (title, groups)} of the flow programs (tb/flows/)."""
+    return {
+        "flow_send_recv.gtkw": (
+            "SEND/RECV (tb/flows/flow_send_recv.c): node0 SEND 200 B -> node1 receive WQE, "
+            "receive CQE, ACK, send CQE",
+            send_head(0, "SEND_ONLY frame") + [
+                g_rx(1, "the SEND arrives"), g_responder(1), g_rq_wqe(1),
+                g_dma_rd(1, "receive WQE, tag 0x40"), g_place(1, "payload, then receive CQE"),
+                g_cqe(1, "receive CQE"), g_rd_resp(1, "ACK job"), g_tx(1, "ACK frame"),
+                g_rx(0, "the ACK arrives"), g_completer(0), g_cqe(0, "send CQE"),
+            ]),
+        "flow_write.gtkw": (
+            "RDMA WRITE (tb/flows/flow_write.c): node0 WRITE 2048 B, MTU 1024 -> node1 "
+            "memory, ACK, send CQE",
+            send_head(0, "WRITE_FIRST, WRITE_LAST") + [
+                g_rx(1, "the WRITE arrives"), g_responder(1), g_rkey(1),
+                g_place(1, "payload"), g_rd_resp(1, "ACK job"), g_tx(1, "ACK frame"),
+                g_rx(0, "the ACK arrives"), g_completer(0), g_cqe(0, "send CQE"),
+            ]),
+        "flow_read.gtkw": (
+            "RDMA READ (tb/flows/flow_read.c): node0 READ 2048 B, MTU 1024 <- node1 "
+            "memory, READ responses, placement, send CQE",
+            send_head(0, "READ request") + [
+                g_rx(1, "the READ request arrives"), g_responder(1), g_rkey(1),
+                g_rd_resp(1, "READ response job"),
+                g_dma_rd(1, "READ payload, tag 0x20"), g_tx(1, "READ_RESPONSE_FIRST, _LAST"),
+                g_rx(0, "the READ responses arrive"), g_completer(0),
+                g_place(0, "READ data, then send CQE"), g_cqe(0, "send CQE"),
+            ]),
+        "flow_bad_rkey.gtkw": (
+            "error completion (tb/flows/flow_bad_rkey.c): node0 WRITE with a wrong rkey -> "
+            "node1 NAK (remote access) -> IBV_WC_REM_ACCESS_ERR, next WR flushed",
+            send_head(0, "WRITE_ONLY frames") + [
+                g_rx(1, "the WRITE arrives"), g_responder(1), g_rkey(1),
+                g_rd_resp(1, "NAK job: syndrome 0x62 remote access"), g_tx(1, "NAK frame"),
+                g_rx(0, "the NAK arrives"), g_completer(0),
+                g_cqe(0, "REM_ACCESS_ERR, then WR_FLUSH_ERR"),
+            ]),
+    }
+
+
 def layouts(data_w):
     """{file: (title, groups)}."""
     def fix(groups):
@@ -160,11 +336,14 @@ def layouts(data_w):
     # The flow returns to node0: its RX sees the ACK (or READ response), the
     # completer retires the WQE and writes the send CQE.
     back = [(g + " (ACK back at the requester)", s) for g, s in rsp_side(0)]
-    return {
+    out = {
         "post_poll.gtkw": ("post/poll flow: doorbell -> WQE fetch -> DMA read -> TX -> "
                            "RX -> DMA write -> CQE (node0 requests, node1 responds)",
                            fix(flow + back)),
     }
+    for name, (title, groups) in flow_layouts().items():
+        out[name] = (title, fix(groups))
+    return out
 
 
 def gtkw_text(title, groups):
