@@ -27,8 +27,33 @@ static struct rv_device rv_devices[RNIC_SIM_MAX_NODES];
 static unsigned int rv_ndevices;
 static int rv_devices_ready;
 
+/*
+ * RNIC_IOMMU_STRICT=1 (set for every CTest): at exit, any DMA the IOMMU
+ * refused during the run fails the process. No correct program on a correct
+ * RNIC makes one, so a test that passes its own checks still fails here.
+ */
+static void rv_iommu_check(void)
+{
+	struct rnic_sim *sim = rnic_sim_global();
+	unsigned int n;
+	int bad = 0;
+
+	for (n = 0; sim && n < rnic_sim_nodes(sim); n++) {
+		uint64_t f = rnic_sim_iommu_faults(sim, n);
+
+		if (f) {
+			fprintf(stderr, "rnic: RNIC_IOMMU_STRICT: node %u made %llu DMA "
+				"access(es) outside mapped pages\n", n, (unsigned long long)f);
+			bad = 1;
+		}
+	}
+	if (bad)
+		_exit(3);
+}
+
 static int rv_setup_devices(void)
 {
+	const char *strict;
 	struct rnic_sim *sim;
 	unsigned int n;
 
@@ -54,6 +79,9 @@ static int rv_setup_devices(void)
 			 "/sys/class/infiniband/rnic%u", n);
 	}
 	rv_tl_setup(sim);
+	strict = getenv("RNIC_IOMMU_STRICT");
+	if (strict && *strict && strcmp(strict, "0"))
+		atexit(rv_iommu_check);
 	rv_devices_ready = 1;
 	return 0;
 }
