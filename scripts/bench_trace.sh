@@ -27,7 +27,7 @@ declare -A envs=(
 declare -A what=(
   [off]="tracing off"
   [full]="RNIC_TRACE, every cycle of both nodes"
-  [window]="RNIC_TRACE + RNIC_TRACE_START=20000 RNIC_TRACE_END=22000 (2000 of ~50000 cycles)"
+  [window]="RNIC_TRACE + RNIC_TRACE_START=20000 RNIC_TRACE_END=22000 (2000 of the run's ~78000 cycles)"
   [node0]="RNIC_TRACE + RNIC_TRACE_NODES=0 (one node, every cycle)"
 )
 for r in $(seq "$runs"); do
