@@ -66,14 +66,22 @@ struct rv_tl_rec {
 	uint8_t printed;
 };
 
-/* Arrivals of messages that consume receive WQEs, per (node, QPN), waiting
- * for the receive CQE they lead to (RC: in order). */
+/* A FIFO of pairs that grows by doubling (cap: a power of two). */
+struct rv_tl_fifo {
+	uint32_t head, tail, cap;
+	uint64_t (*a)[2];
+};
+
+/* Per (node, QPN): arrivals of messages that consume receive WQEs and
+ * receive WRs whose CQE came first, matched in order (RC completes receive
+ * WQEs in the order the messages arrive; the model reports an arrival when
+ * the responder acknowledges it, which may be after the CQE). */
 struct rv_tl_rxq {
 	struct rv_tl_rxq *next;
 	uint32_t key;
-	uint32_t head, tail, cap;	/* cap: power of two */
 	uint64_t pend_first;
-	uint64_t (*a)[2];
+	struct rv_tl_fifo arr;		/* {first, last} cycles */
+	struct rv_tl_fifo recs;		/* {record index, -} */
 };
 
 int rv_tl_enabled;
@@ -143,14 +151,14 @@ static struct rv_tl_rxq *rv_tl_rxq_get(unsigned int node, uint32_t qpn, int crea
 	return q;
 }
 
-static void rv_tl_rxq_push(struct rv_tl_rxq *q, uint64_t first, uint64_t last)
+static void rv_tl_fifo_push(struct rv_tl_fifo *q, uint64_t x, uint64_t y)
 {
 	if (q->tail - q->head == q->cap) {
 		uint32_t cap = q->cap ? 2 * q->cap : 8, i;
 		uint64_t (*a)[2];
 
 		if (cap > RV_TL_RXQ_MAX) {
-			q->head++;	/* nobody polls them: drop the oldest */
+			q->head++;	/* never matched: drop the oldest */
 		} else {
 			a = malloc(cap * sizeof(*a));
 			if (!a)
@@ -164,9 +172,25 @@ static void rv_tl_rxq_push(struct rv_tl_rxq *q, uint64_t first, uint64_t last)
 			q->cap = cap;
 		}
 	}
-	q->a[q->tail & (q->cap - 1)][0] = first;
-	q->a[q->tail & (q->cap - 1)][1] = last;
+	q->a[q->tail & (q->cap - 1)][0] = x;
+	q->a[q->tail & (q->cap - 1)][1] = y;
 	q->tail++;
+}
+
+/* The oldest pair, or NULL. */
+static uint64_t *rv_tl_fifo_pop(struct rv_tl_fifo *q)
+{
+	if (q->tail == q->head)
+		return NULL;
+	return q->a[q->head++ & (q->cap - 1)];
+}
+
+static void rv_tl_set_first(struct rv_tl_rec *r, enum rv_tl_stamp s, uint64_t cycle);
+
+static void rv_tl_arrived(struct rv_tl_rec *r, const uint64_t *a)
+{
+	rv_tl_set_first(r, TL_ARR_FIRST, a[0]);
+	rv_tl_set_first(r, TL_ARR_LAST, a[1]);
 }
 
 static void rv_tl_rxq_free(unsigned int node, uint32_t qpn)
@@ -179,7 +203,8 @@ static void rv_tl_rxq_free(unsigned int node, uint32_t qpn)
 			struct rv_tl_rxq *q = *p;
 
 			*p = q->next;
-			free(q->a);
+			free(q->arr.a);
+			free(q->recs.a);
 			free(q);
 			return;
 		}
@@ -224,7 +249,13 @@ static void rv_tl_event(void *arg, unsigned int node, unsigned int kind,
 		if (kind == RNIC_EV_RECV_FIRST) {
 			rxq->pend_first = cycle;
 		} else {
-			rv_tl_rxq_push(rxq, rxq->pend_first, cycle);
+			uint64_t a[2] = { rxq->pend_first, cycle };
+			uint64_t *w = rv_tl_fifo_pop(&rxq->recs);
+
+			if (w)
+				rv_tl_arrived(&rv_tl_recs[w[0]], a);
+			else
+				rv_tl_fifo_push(&rxq->arr, a[0], a[1]);
 			rxq->pend_first = RV_TL_NONE;
 		}
 		return;
@@ -241,16 +272,19 @@ static void rv_tl_event(void *arg, unsigned int node, unsigned int kind,
 		return;
 	case RNIC_EV_RECV_CQE:
 		r = rv_tl_lookup(&qp->rq, idx);
+		if (!r)
+			return;
 		rv_tl_set_first(r, TL_CQE, cycle);
-		/* The oldest arrival on this QP is the message it completes. */
-		rxq = rv_tl_rxq_get(node, qpn, 0);
-		if (rxq && rxq->tail != rxq->head) {
-			uint64_t *a = rxq->a[rxq->head++ & (rxq->cap - 1)];
+		/* The oldest arrival on this QP is the message it completes;
+		 * if none was reported yet, the next one will be. */
+		rxq = rv_tl_rxq_get(node, qpn, 1);
+		if (rxq) {
+			uint64_t *a = rv_tl_fifo_pop(&rxq->arr);
 
-			if (r) {
-				rv_tl_set_first(r, TL_ARR_FIRST, a[0]);
-				rv_tl_set_first(r, TL_ARR_LAST, a[1]);
-			}
+			if (a)
+				rv_tl_arrived(r, a);
+			else
+				rv_tl_fifo_push(&rxq->recs, (uint64_t)(r - rv_tl_recs), 0);
 		}
 		return;
 	default:

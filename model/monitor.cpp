@@ -10,12 +10,19 @@
  *     frame's first beat and PEER_LAST at its last beat;
  *   - an ACK (opcode 0x11), a READ response LAST/ONLY (0x0f, 0x10) or an
  *     atomic ACK (0x12) with PSN p, taken by the requester's RX, covers every
- *     waiting WQE of that QP whose last PSN is <= p; a NAK (AETH syndrome
- *     011xxxxx) or RNR NAK (001xxxxx) covers those before p and the one that
- *     holds p. Waiting WQEs are dropped when the RTL writes their CQE (or a
- *     later one's), so flushed WQEs do not linger;
- *   - a SEND (any) or WRITE with immediate consumes a receive WQE: its
- *     arrival is reported as RECV_FIRST/RECV_LAST of (node, QPN);
+ *     waiting WQE of that QP whose last PSN is <= p. A NAK that makes the
+ *     requester retry (RNR NAK, AETH syndrome 001xxxxx; PSN sequence error,
+ *     0x60) covers those before p only; any other NAK (011xxxxx: invalid
+ *     request, remote access, remote operational error) also the one that
+ *     holds p, which completes in error. Waiting WQEs are dropped when the
+ *     RTL writes their CQE (or a later one's), so flushed WQEs do not linger;
+ *   - a SEND (any) or WRITE with immediate consumes a receive WQE. Its
+ *     arrival (first beat of its first packet, last beat of its last) is
+ *     reported as RECV_FIRST/RECV_LAST of (node, QPN) once the responder
+ *     sends the ACK that covers it: a message the responder refused (RNR or
+ *     sequence NAK) is not counted, its retransmission is; a fatal NAK
+ *     counts the message it names (it consumes a receive WQE with an error
+ *     completion); a duplicate of a message already counted is not;
  *   - a READ request is one packet, but the requester flags it "last" only
  *     when the READ fits one path MTU: for a longer READ the monitor adds the
  *     missing TX_LAST event itself (at the request's first beat, where the
@@ -80,18 +87,41 @@ inline int ip_node(uint32_t ip, unsigned nodes)
 	return (int)(ip & 0xff) - 1;
 }
 
-/* Opcodes that start a SEND/WRITE message, and that end one that consumes
- * a receive WQE (SEND of any kind, WRITE with immediate). */
+/* Opcodes that start a SEND/WRITE message, that end one, and that end one
+ * that consumes a receive WQE (SEND of any kind, WRITE with immediate). */
 inline bool msg_starts(uint8_t op)
 {
 	return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x06 || op == 0x0a ||
 	       op == 0x0b;
 }
 
+inline bool msg_ends(uint8_t op)
+{
+	return (op >= 0x02 && op <= 0x05) || (op >= 0x08 && op <= 0x0b);
+}
+
 inline bool msg_ends_recv(uint8_t op)
 {
 	return op == 0x02 || op == 0x03 || op == 0x04 || op == 0x05 || op == 0x09 ||
 	       op == 0x0b;
+}
+
+/* A NAK that completes the WQE in error; RNR and PSN sequence error NAKs
+ * (001xxxxx, 0x60) make the requester retry instead. */
+inline bool nak_fatal(uint8_t syn)
+{
+	return syn >> 5 == 3 && syn != 0x60;
+}
+
+inline bool psn_in(uint32_t p, uint32_t first, uint32_t last)
+{
+	return psn_le(first, p) && psn_le(p, last);
+}
+
+/* (responder node, requester node, requester QPN) */
+inline uint64_t pair_key(unsigned resp_node, unsigned req_node, uint32_t req_qpn)
+{
+	return (uint64_t)resp_node << 32 | (uint64_t)req_node << 24 | (req_qpn & 0xffffff);
 }
 
 inline bool has_aeth(uint8_t op)
@@ -210,10 +240,16 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 
 	if (p.pcap && p.txhave == p.txlen)
 		pcap_frame(p.pcap, cycle, p.tx.data(), p.txhave);
-	if (!events_ || !(tg.first || tg.last) || !parse(p.tx.data(), p.txhave, h))
+	if (!events_ || !parse(p.tx.data(), p.txhave, h))
 		return;
 	dst = ip_node(h.dip, n_);
 	if (dst < 0)
+		return;
+	if (h.op == kOpAck) {
+		ack_sent(node, h, out);
+		return;
+	}
+	if (!(tg.first || tg.last))
 		return;
 	if (h.op == kOpReadReq && tg.first && !tg.last) {
 		tg.last = true;
@@ -263,6 +299,7 @@ void monitor::rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 	if (f != flight_.end()) {
 		const tag &tg = f->second;
 
+		pair_[pair_key(node, tg.node, tg.qpn)] = h.dqpn;
 		if (tg.first)
 			out.push_back({p.rx_first, tg.qpn, tg.idx, tg.node, RNIC_EV_PEER_FIRST});
 		if (tg.last)
@@ -273,18 +310,17 @@ void monitor::rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 	if (h.op == kOpAck || h.op == kOpReadRespLast || h.op == kOpReadRespOnly ||
 	    h.op == kOpAtomicAck) {
 		auto w = wait_.find(key(node, h.dqpn));
-		unsigned cls = h.syn >> 5;
-		bool nak = h.op == kOpAck && (cls == 3 || cls == 1);
+		bool ack = h.op != kOpAck || h.syn >> 5 == 0;
 
 		if (w != wait_.end()) {
 			std::deque<wr> &q = w->second;
 
 			while (!q.empty() && q.front().have_last) {
 				const wr &x = q.front();
-				bool covered = nak ? (psn_lt(x.last_psn, h.psn) ||
-						      (psn_le(x.first_psn, h.psn) &&
-						       psn_le(h.psn, x.last_psn)))
-						   : psn_le(x.last_psn, h.psn);
+				bool covered = ack ? psn_le(x.last_psn, h.psn)
+						   : psn_lt(x.last_psn, h.psn) ||
+						     (nak_fatal(h.syn) &&
+						      psn_in(h.psn, x.first_psn, x.last_psn));
 
 				if (!covered)
 					break;
@@ -295,16 +331,68 @@ void monitor::rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 	}
 
 	if (h.op <= 0x0b) {
-		if (msg_starts(h.op))
-			msg_first_[key(node, h.dqpn)] = p.rx_first;
-		if (msg_ends_recv(h.op)) {
-			auto m = msg_first_.find(key(node, h.dqpn));
-			uint64_t first = m != msg_first_.end() ? m->second : p.rx_first;
+		resp &r = resp_[key(node, h.dqpn)];
 
-			out.push_back({first, h.dqpn, 0, (uint8_t)node, RNIC_EV_RECV_FIRST});
-			out.push_back({cycle, h.dqpn, 0, (uint8_t)node, RNIC_EV_RECV_LAST});
+		if (msg_starts(h.op)) {
+			r.cur = {p.rx_first, cycle, h.psn, h.psn};
+			r.active = true;
+		} else if (r.active) {
+			r.cur.last_cycle = cycle;
+			r.cur.last_psn = h.psn;
+		}
+		if (msg_ends(h.op)) {
+			if (r.active && msg_ends_recv(h.op))
+				r.cand.push_back(r.cur);
+			r.active = false;
 		}
 	}
+}
+
+/* The responder @node sends an ACK or NAK: the messages it covers count. */
+void monitor::ack_sent(unsigned node, const roce &h, std::vector<sim_event> &out)
+{
+	int req = ip_node(h.dip, n_);
+	auto pr = req < 0 ? pair_.end() : pair_.find(pair_key(node, req, h.dqpn));
+
+	if (pr == pair_.end())
+		return;
+	uint32_t qpn = pr->second;
+	auto it = resp_.find(key(node, qpn));
+
+	if (it == resp_.end())
+		return;
+	resp &r = it->second;
+	bool ack = h.syn >> 5 == 0;
+
+	while (!r.cand.empty() && (ack ? psn_le(r.cand.front().last_psn, h.psn)
+				       : psn_lt(r.cand.front().last_psn, h.psn))) {
+		count_msg(node, qpn, r, r.cand.front(), out);
+		r.cand.pop_front();
+	}
+	if (ack)
+		return;
+	/* The message holding the NAK's PSN: refused (retried) or failed. */
+	if (!r.cand.empty() && psn_in(h.psn, r.cand.front().first_psn, r.cand.front().last_psn)) {
+		if (nak_fatal(h.syn))
+			count_msg(node, qpn, r, r.cand.front(), out);
+		r.cand.pop_front();
+	} else if (r.active && psn_le(r.cur.first_psn, h.psn)) {
+		if (nak_fatal(h.syn))
+			count_msg(node, qpn, r, r.cur, out);
+		r.active = false;
+	}
+}
+
+void monitor::count_msg(unsigned node, uint32_t qpn, resp &r, const msg &m,
+			std::vector<sim_event> &out)
+{
+	/* A duplicate of a message already counted (its ACK was lost). */
+	if (r.have_acked && psn_le(m.last_psn, r.acked))
+		return;
+	r.acked = m.last_psn;
+	r.have_acked = true;
+	out.push_back({m.first_cycle, qpn, 0, (uint8_t)node, RNIC_EV_RECV_FIRST});
+	out.push_back({m.last_cycle, qpn, 0, (uint8_t)node, RNIC_EV_RECV_LAST});
 }
 
 /* Send WQE @idx of (node, qpn) has its CQE: it and those before it are done. */

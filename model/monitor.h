@@ -81,6 +81,19 @@ private:
 		uint16_t idx;
 		bool have_last;
 	};
+	/* A message that consumes a receive WQE, arriving at a responder QP. */
+	struct msg {
+		uint64_t first_cycle, last_cycle;
+		uint32_t first_psn, last_psn;
+	};
+	/* A responder QP: its messages count once the responder ACKs them. */
+	struct resp {
+		msg cur = {};
+		bool active = false;	/* cur is being received */
+		std::deque<msg> cand;	/* complete, not yet acknowledged */
+		uint32_t acked = 0;	/* last PSN of the last message counted */
+		bool have_acked = false;
+	};
 	struct port {
 		std::vector<uint8_t> tx, rx;	/* the frame being seen */
 		size_t txlen = 0, rxlen = 0;	/* its length so far */
@@ -97,6 +110,9 @@ private:
 	void tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void retire(unsigned node, uint32_t qpn, uint16_t idx);
+	void ack_sent(unsigned node, const roce &h, std::vector<sim_event> &out);
+	void count_msg(unsigned node, uint32_t qpn, resp &r, const msg &m,
+		       std::vector<sim_event> &out);
 	void pcap_frame(FILE *f, uint64_t cycle, const uint8_t *p, size_t len);
 
 	unsigned n_;
@@ -107,8 +123,11 @@ private:
 	std::unordered_map<uint64_t, tag> flight_;
 	/* Send WQEs waiting for their ACK, by (node, QPN), in PSN order. */
 	std::unordered_map<uint64_t, std::deque<wr>> wait_;
-	/* First-beat edge of the message arriving at (node, QPN). */
-	std::unordered_map<uint64_t, uint64_t> msg_first_;
+	/* Responder QPs by (node, QPN). */
+	std::unordered_map<uint64_t, resp> resp_;
+	/* Responder QPN by (responder node, requester node, requester QPN),
+	 * learnt from the requester's tagged frames. */
+	std::unordered_map<uint64_t, uint32_t> pair_;
 };
 
 } /* namespace rnic */
