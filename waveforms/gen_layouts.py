@@ -279,6 +279,26 @@ def g_completer(n):
     ])
 
 
+def g_atomic(n):
+    p = "node%d.%s.u_rx_engine" % (n, T)
+    return ("node%d atomic read-modify-write (responder: read 8 bytes, write the result)" % n, [
+        (p + ".rd_req_valid_o", F_BIN), (p + ".rd_req_ready_i", F_BIN),
+        (p + ".rd_req_addr_o[63:0]", F_HEX), (p + ".rd_req_len_o[15:0]", F_DEC),
+        (p + ".rd_rsp_valid_i", F_BIN), (p + ".rd_rsp_last_i", F_BIN),
+    ])
+
+
+def g_retry(n):
+    p = "node%d.%s" % (n, T)
+    e = p + ".u_rx_engine"
+    return ("node%d ACK timer and rewind (completer -> SQ fetch -> requester)" % n, [
+        (e + ".tmr_v_q", F_BIN), (e + ".tmr_op_q[1:0]", F_DEC), (e + ".tmr_cycles_q[41:0]", F_DEC),
+        (e + ".tmr_exp_v", F_BIN), (e + ".retry_left", F_DEC),
+        (e + ".rewind_valid_o", F_BIN), (p + ".u_sq_fetch.rewind_idx_i[15:0]", F_DEC),
+        (p + ".u_requester.wepoch_q[7:0]", F_DEC),
+    ])
+
+
 def send_head(n, what):
     """A send WQE from doorbell to the wire."""
     return [g_doorbell(n), g_fetch(n), g_requester(n),
@@ -323,6 +343,25 @@ def flow_layouts():
                 g_rd_resp(1, "NAK job: syndrome 0x62 remote access"), g_tx(1, "NAK frame"),
                 g_rx(0, "the NAK arrives"), g_completer(0),
                 g_cqe(0, "REM_ACCESS_ERR, then WR_FLUSH_ERR"),
+            ]),
+        "flow_atomic.gtkw": (
+            "atomic (tb/flows/flow_atomic.c): node0 FETCH_AND_ADD -> node1 read-modify-write, "
+            "ATOMIC_ACKNOWLEDGE with the original value, placement, send CQE",
+            send_head(0, "FETCH_ADD request, AtomicETH") + [
+                g_rx(1, "the atomic request arrives"), g_responder(1), g_rkey(1), g_atomic(1),
+                g_dma_rd(1, "the 8 bytes, tag 0x40"), g_place(1, "the result"),
+                g_rd_resp(1, "atomic ACK job"), g_tx(1, "ATOMIC_ACKNOWLEDGE frame"),
+                g_rx(0, "the atomic ACK arrives"), g_completer(0),
+                g_place(0, "original value, then send CQE"), g_cqe(0, "send CQE"),
+            ]),
+        "flow_retransmit.gtkw": (
+            "retransmission (tb/flows/flow_retransmit.c): node0 WRITE 1024 B, first copy lost on "
+            "the wire -> ACK timeout -> rewind -> second copy -> ACK, send CQE",
+            send_head(0, "WRITE_ONLY, lost; again after the timeout") + [
+                g_retry(0),
+                g_rx(1, "only the second copy arrives"), g_responder(1), g_place(1, "payload"),
+                g_rd_resp(1, "ACK job"), g_tx(1, "ACK frame"),
+                g_rx(0, "the ACK arrives"), g_completer(0), g_cqe(0, "send CQE"),
             ]),
     }
 

@@ -4,7 +4,7 @@
     render_flow.py <trace.fst> <flow> <out.png> [--timeline <file>]
 
 <flow> is one of the flow layouts of gen_layouts.py (send_recv, write, read,
-bad_rkey). The rows are a readable subset of that layout (PICK), in its order
+bad_rkey, atomic, retransmit). The rows are a readable subset of that layout (PICK), in its order
 and groups; values are shown the way GTKWave shows them with the layout: state
 machines by their enum names (read from the RTL source, since fst2vcd drops
 the FST's enum tables), opcodes and statuses through the translate filters.
@@ -44,6 +44,8 @@ PICK = {
     "u_cqe_writer.ev_recv_o",
     "u_rd_resp.job_valid_i", "u_rd_resp.j_syn[7:0]", "u_rd_resp.txd_valid_o",
     "u_rx_engine.nak_status_q[7:0]", "u_rx_engine.cqe_valid_o",
+    "u_rx_engine.tmr_v_q", "u_rx_engine.tmr_exp_v", "u_rx_engine.rewind_valid_o",
+    "u_sq_fetch.rewind_idx_i[15:0]", "u_requester.wepoch_q[7:0]",
 }
 
 # Enum state machines: signal below rnic_top (without its width) -> RTL file.

@@ -4,11 +4,13 @@
 #
 #   waveforms/trace_flow.sh <flow> [build dir]     (default build dir: build)
 #
-#   flows: send_recv  write  read  bad_rkey
+#   flows: send_recv  write  read  bad_rkey  atomic  retransmit
 #
 # The window opens at the first SQ doorbell the program posts on node 0 (its
 # flow; everything before is setup) and lasts RNIC_TRACE_CYCLES cycles
-# (default 2000) after the last one. Writes into <build>/waveforms/:
+# (default 2000, 4000 for retransmit) after the last one. retransmit runs
+# with RNIC_WIRE_DOWN_0_TX=0:1500: node 0's link loses the WRITE's first
+# copy (tb/flows/flow_retransmit.c). Writes into <build>/waveforms/:
 #   flow_<flow>.fst            the waveform of both nodes
 #   flow_<flow>.timeline.txt   per-WR cycle table and summary
 #   flow_<flow>.json           the same WRs as Chrome/Perfetto trace JSON
@@ -16,7 +18,7 @@
 # to open them instead.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-flows="send_recv write read bad_rkey"
+flows="send_recv write read bad_rkey atomic retransmit"
 flow="${1:-}"
 if [ -z "$flow" ] || ! [[ " $flows " == *" $flow "* ]]; then
   echo "usage: $0 <flow> [build dir]; flows: $flows" >&2
@@ -30,7 +32,14 @@ out="$build/waveforms"
 mkdir -p "$out"
 base="$out/flow_$flow"
 rm -f "$base.fst" "$base.timeline.txt" "$base.json"
-RNIC_TRACE="$base.fst" RNIC_TRACE_QPN="any@0" RNIC_TRACE_CYCLES="${RNIC_TRACE_CYCLES:-2000}" \
+cycles=2000
+extra=()
+if [ "$flow" = retransmit ]; then
+  cycles=4000
+  extra=(RNIC_WIRE_DOWN_0_TX=0:1500)
+fi
+env "${extra[@]}" RNIC_TRACE="$base.fst" RNIC_TRACE_QPN="any@0" \
+  RNIC_TRACE_CYCLES="${RNIC_TRACE_CYCLES:-$cycles}" \
   RNIC_TIMELINE="$base.timeline.txt" RNIC_TIMELINE_JSON="$base.json" "$prog" > "$base.log"
 layout="$here/flow_$flow.gtkw"
 echo "$(cat "$base.log")"

@@ -23,18 +23,25 @@ struct flow {
 	uint32_t qpn0, qpn1;
 };
 
+/* @cfg: the pair (t_pair_default_cfg() and changes); @access: of both buffers. */
+static inline void flow_open_cfg(struct flow *f, const struct t_pair_cfg *cfg,
+				 unsigned int access, uint64_t seed0, uint64_t seed1)
+{
+	t_pair_open(&f->p, cfg);
+	f->qpn0 = f->p.s[0].qp->qp_num;
+	f->qpn1 = f->p.s[1].qp->qp_num;
+	t_buf_alloc_access(&f->src, f->p.s[0].pd, FLOW_BUF_LEN, access);
+	t_buf_alloc_access(&f->dst, f->p.s[1].pd, FLOW_BUF_LEN, access);
+	t_fill(f->src.p, FLOW_BUF_LEN, seed0);
+	t_fill(f->dst.p, FLOW_BUF_LEN, seed1);
+}
+
 static inline void flow_open(struct flow *f, uint64_t seed0, uint64_t seed1)
 {
 	struct t_pair_cfg cfg;
 
 	t_pair_default_cfg(&cfg);
-	t_pair_open(&f->p, &cfg);
-	f->qpn0 = f->p.s[0].qp->qp_num;
-	f->qpn1 = f->p.s[1].qp->qp_num;
-	t_buf_alloc(&f->src, f->p.s[0].pd, FLOW_BUF_LEN);
-	t_buf_alloc(&f->dst, f->p.s[1].pd, FLOW_BUF_LEN);
-	t_fill(f->src.p, FLOW_BUF_LEN, seed0);
-	t_fill(f->dst.p, FLOW_BUF_LEN, seed1);
+	flow_open_cfg(f, &cfg, T_MR_ACCESS, seed0, seed1);
 }
 
 static inline void flow_close(struct flow *f)
