@@ -42,7 +42,7 @@ env "${extra[@]}" RNIC_TRACE="$base.fst" RNIC_TRACE_QPN="any@0" \
   RNIC_TRACE_CYCLES="${RNIC_TRACE_CYCLES:-$cycles}" \
   RNIC_TIMELINE="$base.timeline.txt" RNIC_TIMELINE_JSON="$base.json" "$prog" > "$base.log"
 layout="$here/flow_$flow.gtkw"
-echo "$(cat "$base.log")"
+cat "$base.log"
 echo "trace:    $base.fst ($(stat -c %s "$base.fst") bytes)"
 echo "layout:   $layout"
 echo "timeline: $base.timeline.txt (cycle of each step of each WR; cycle c at (c + 8) * 4000 + 2000 ps)"
