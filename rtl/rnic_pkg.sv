@@ -96,6 +96,7 @@ package rnic_pkg;
   localparam int unsigned WqeFlagSignaled = 0;
   localparam int unsigned WqeFlagSolicited = 1;
   localparam int unsigned WqeFlagFence = 2;
+  localparam int unsigned WqeFlagInline = 3;
   localparam logic [31:0] InlineFlag = 32'h8000_0000;
 
   // Completion status: the values of enum ibv_wc_status
@@ -201,8 +202,21 @@ package rnic_pkg;
     logic [3:0]  max_rd_atomic;
     logic [3:0]  max_dest_rd_atomic;
     logic [15:0] udp_sport;
+    logic [31:0] qkey;          // UD
+    logic [15:0] srqn;          // receives come from this SRQ when use_srq
+    logic        use_srq;
   } qp_cfg_t;
-  localparam int unsigned QpCfgW = 407;
+  localparam int unsigned QpCfgW = 456;
+
+  // Shared receive queue context (SRQ_WRITE)
+  typedef struct packed {
+    logic        valid;
+    logic [4:0]  log_size;
+    logic [3:0]  wqe_shift;
+    logic [63:0] base;
+    logic [15:0] limit;         // limit event when fewer WQEs remain (0: not armed)
+  } srq_cfg_t;
+  localparam int unsigned SrqCfgW = 90;
 
   typedef struct packed {
     logic        valid;
@@ -324,6 +338,7 @@ package rnic_pkg;
   localparam logic [1:0] InflNormal = 2'd0;   // wait for ACK / read response
   localparam logic [1:0] InflLocalErr = 2'd1; // complete with status when at head
   localparam logic [1:0] InflFlush = 2'd2;    // complete with flush error at head
+  localparam logic [1:0] InflNoAck = 2'd3;    // UC/UD: complete once its last frame left
   typedef struct packed {
     logic [23:0] qpn;
     logic [7:0]  epoch;
@@ -367,6 +382,14 @@ package rnic_pkg;
     logic [63:0] orig;    // atomic: value before the operation
   } rsp_job_t;
   localparam int unsigned RspJobW = 242;
+
+  // Asynchronous events: the values of enum ibv_event_type
+  localparam logic [7:0] EvCqErr = 8'd0;
+  localparam logic [7:0] EvQpFatal = 8'd1;
+  localparam logic [7:0] EvQpReqErr = 8'd2;
+  localparam logic [7:0] EvQpAccessErr = 8'd3;
+  localparam logic [7:0] EvSrqLimit = 8'd15;
+  localparam logic [7:0] EvQpLastWqe = 8'd16;
 
   // Transport timer commands (rnic_retry_timer)
   localparam logic [1:0] TmrStart = 2'd0;    // arm if not armed

@@ -62,9 +62,9 @@ module rnic_top #(
   // ---------------------------------------------------------------------------
   logic [47:0] port_mac;
   logic [31:0] port_ip;
-  logic qp_wr, cq_wr, mr_wr;
+  logic qp_wr, cq_wr, mr_wr, srq_wr;
   logic [23:0] cmd_idx;
-  logic [7*64-1:0] cmd_args;
+  logic [8*64-1:0] cmd_args;
   logic [23:0] query_idx;
   logic [QpW-1:0] query_ctx;
   logic sq_db_valid, sq_db_ready, rq_db_valid, rq_db_ready, cq_db_valid;
@@ -82,7 +82,7 @@ module rnic_top #(
     .mmio_valid_i, .mmio_ready_o, .mmio_we_i, .mmio_addr_i, .mmio_wdata_i,
     .mmio_rvalid_o, .mmio_rdata_o,
     .port_mac_o(port_mac), .port_ip_o(port_ip),
-    .qp_wr_o(qp_wr), .cq_wr_o(cq_wr), .mr_wr_o(mr_wr),
+    .qp_wr_o(qp_wr), .cq_wr_o(cq_wr), .mr_wr_o(mr_wr), .srq_wr_o(srq_wr),
     .cmd_idx_o(cmd_idx), .cmd_args_o(cmd_args),
     .qp_query_idx_o(query_idx), .qp_query_state_i(qcfg_q.state),
     .qp_query_psn_i({qcfg_q.rq_psn, qcfg_q.sq_psn}),
@@ -131,10 +131,12 @@ module rnic_top #(
   logic [rnic_pkg::MrCfgW-1:0] req_mr, rx_mr;
   logic qp_err;
   logic [23:0] qp_err_qpn;
+  logic [15:0] rx_srq_idx;
+  logic [rnic_pkg::SrqCfgW-1:0] rx_srq;
 
   rnic_ctx_tables #(.NQp(NQp), .NCq(NCq), .NMr(NMr)) u_ctx (
     .clk_i, .rst_ni,
-    .qp_wr_i(qp_wr), .cq_wr_i(cq_wr), .mr_wr_i(mr_wr), .cmd_idx_i(cmd_idx),
+    .qp_wr_i(qp_wr), .cq_wr_i(cq_wr), .mr_wr_i(mr_wr), .srq_wr_i(srq_wr), .cmd_idx_i(cmd_idx),
     .cmd_args_i(cmd_args), .qp_err_i(qp_err), .qp_err_qpn_i(qp_err_qpn),
     .qp_a_idx_i(fetch_ctx_idx), .qp_a_o(fetch_ctx),
     .qp_b_idx_i(rx_ctx_idx), .qp_b_o(rx_ctx),
@@ -144,7 +146,8 @@ module rnic_top #(
     .qp_f_idx_i(query_idx), .qp_f_o(query_ctx),
     .cq_idx_i(cq_ctx_idx), .cq_o(cq_ctx),
     .mr_a_idx_i(req_mr_idx), .mr_a_o(req_mr),
-    .mr_b_idx_i(rx_mr_idx), .mr_b_o(rx_mr)
+    .mr_b_idx_i(rx_mr_idx), .mr_b_o(rx_mr),
+    .srq_idx_i(rx_srq_idx), .srq_o(rx_srq)
   );
 
   // ---------------------------------------------------------------------------
@@ -238,7 +241,7 @@ module rnic_top #(
     .valid_o(txd_valid), .ready_i(txd_ready), .txd_o(txd)
   );
 
-  logic ev_tx_first, ev_tx_last;
+  logic ev_tx_first, ev_tx_last, noack_valid, noack_ready;
   logic [23:0] ev_tx_qpn;
   logic [15:0] ev_tx_idx;
   rnic_tx_builder #(.DataW(DataW)) u_tx_builder (
@@ -253,7 +256,8 @@ module rnic_top #(
     .rd_rsp_err_i(dma_rd_rsp_err_i),
     .tx_valid_o, .tx_ready_i, .tx_data_o, .tx_keep_o, .tx_last_o,
     .ev_first_o(ev_tx_first), .ev_last_o(ev_tx_last), .ev_qpn_o(ev_tx_qpn),
-    .ev_idx_o(ev_tx_idx), .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err)
+    .ev_idx_o(ev_tx_idx), .noack_valid_o(noack_valid), .noack_ready_i(noack_ready),
+    .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err)
   );
 
   // ---------------------------------------------------------------------------
@@ -321,6 +325,11 @@ module rnic_top #(
     .rewind_valid_o(rewind_valid), .rewind_ready_i(rewind_ready), .rewind_o(rewind),
     .rewind_resume_o(rewind_resume),
     .rd_done_o(rd_done), .rd_done_qpn_o(rd_done_qpn),
+    .noack_valid_i(noack_valid), .noack_ready_o(noack_ready), .noack_qpn_i(ev_tx_qpn),
+    .noack_idx_i(ev_tx_idx),
+    .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
+    // Asynchronous events: no event queue yet; they are dropped here.
+    .aev_valid_o(aev_valid), .aev_ready_i(1'b1), .aev_o(aev),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci)
   );
@@ -375,6 +384,8 @@ module rnic_top #(
   assign ev_qpn_o = {ev_cqe_qpn, ev_cqe_qpn, ev_tx_qpn, ev_tx_qpn, ev_fetch_qpn};
   assign ev_idx_o = {ev_cqe_idx, ev_cqe_idx, ev_tx_idx, ev_tx_idx, ev_fetch_idx};
 
+  logic aev_valid;
+  logic [31:0] aev;
   logic unused;
-  assign unused = ^{sqdb_cnt, rqdb_cnt};
+  assign unused = ^{sqdb_cnt, rqdb_cnt, aev_valid, aev};
 endmodule

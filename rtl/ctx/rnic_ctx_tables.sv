@@ -1,4 +1,4 @@
-// rnic_ctx_tables: QP, CQ and MR context tables, written by the command
+// rnic_ctx_tables: QP, CQ, MR and SRQ context tables, written by the command
 // interface, read by the engines. The QP state also moves to ERR when the
 // transport engine reports an error on a QP.
 module rnic_ctx_tables #(
@@ -11,8 +11,9 @@ module rnic_ctx_tables #(
   input  logic        qp_wr_i,
   input  logic        cq_wr_i,
   input  logic        mr_wr_i,
+  input  logic        srq_wr_i,
   input  logic [23:0] cmd_idx_i,
-  input  logic [7*64-1:0] cmd_args_i,
+  input  logic [8*64-1:0] cmd_args_i,
   // Hardware-detected QP error
   input  logic        qp_err_i,
   input  logic [23:0] qp_err_qpn_i,
@@ -34,7 +35,9 @@ module rnic_ctx_tables #(
   input  logic [23:0] mr_a_idx_i,
   output logic [rnic_pkg::MrCfgW-1:0] mr_a_o,
   input  logic [23:0] mr_b_idx_i,
-  output logic [rnic_pkg::MrCfgW-1:0] mr_b_o
+  output logic [rnic_pkg::MrCfgW-1:0] mr_b_o,
+  input  logic [15:0] srq_idx_i,
+  output logic [rnic_pkg::SrqCfgW-1:0] srq_o
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned CqW = $clog2(NCq);
@@ -43,15 +46,18 @@ module rnic_ctx_tables #(
   logic [rnic_pkg::QpCfgW-1:0] qp_mem [NQp];
   logic [rnic_pkg::CqCfgW-1:0] cq_mem [NCq];
   logic [rnic_pkg::MrCfgW-1:0] mr_mem [NMr];
+  // One SRQ per QP number at most.
+  logic [rnic_pkg::SrqCfgW-1:0] srq_mem [NQp];
 
-  logic [63:0] w [7];
-  for (genvar i = 0; i < 7; i++) begin : g_w
+  logic [63:0] w [8];
+  for (genvar i = 0; i < 8; i++) begin : g_w
     assign w[i] = cmd_args_i[i*64 +: 64];
   end
 
   rnic_pkg::qp_cfg_t qp_new;
   rnic_pkg::cq_cfg_t cq_new;
   rnic_pkg::mr_cfg_t mr_new;
+  rnic_pkg::srq_cfg_t srq_new;
 
   always_comb begin
     qp_new.state = w[0][2:0];
@@ -80,6 +86,15 @@ module rnic_ctx_tables #(
     qp_new.max_rd_atomic = w[6][27:24];
     qp_new.max_dest_rd_atomic = w[6][31:28];
     qp_new.udp_sport = w[6][47:32];
+    qp_new.qkey = w[7][31:0];
+    qp_new.srqn = w[7][47:32];
+    qp_new.use_srq = w[7][48];
+
+    srq_new.valid = w[0][8];
+    srq_new.log_size = w[0][4:0];
+    srq_new.wqe_shift = w[0][15:12];
+    srq_new.limit = w[0][47:32];
+    srq_new.base = w[1];
 
     cq_new.valid = w[0][8];
     cq_new.log_size = w[0][4:0];
@@ -103,6 +118,7 @@ module rnic_ctx_tables #(
     end
     if (cq_wr_i) cq_mem[cmd_idx_i[CqW-1:0]] <= cq_new;
     if (mr_wr_i) mr_mem[cmd_idx_i[MrW-1:0]] <= mr_new;
+    if (srq_wr_i) srq_mem[cmd_idx_i[QpW-1:0]] <= srq_new;
   end
 
   // A QP index beyond the table reads as RESET; an MR index beyond it as invalid.
@@ -116,6 +132,7 @@ module rnic_ctx_tables #(
     cq_o = (cq_idx_i < 16'(NCq)) ? cq_mem[cq_idx_i[CqW-1:0]] : '0;
     mr_a_o = (mr_a_idx_i < 24'(NMr)) ? mr_mem[mr_a_idx_i[MrW-1:0]] : '0;
     mr_b_o = (mr_b_idx_i < 24'(NMr)) ? mr_mem[mr_b_idx_i[MrW-1:0]] : '0;
+    srq_o = (srq_idx_i < 16'(NQp)) ? srq_mem[srq_idx_i[QpW-1:0]] : '0;
   end
 
   // rst_ni is kept in the port list for the common block interface; contexts

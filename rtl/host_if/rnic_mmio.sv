@@ -23,8 +23,9 @@ module rnic_mmio #(
   output logic        qp_wr_o,
   output logic        cq_wr_o,
   output logic        mr_wr_o,
+  output logic        srq_wr_o,
   output logic [23:0] cmd_idx_o,
-  output logic [7*64-1:0] cmd_args_o,
+  output logic [8*64-1:0] cmd_args_o,
   // QP query
   output logic [23:0] qp_query_idx_o,
   input  logic [2:0]  qp_query_state_i,
@@ -54,11 +55,13 @@ module rnic_mmio #(
   localparam logic [15:0] RegSqDb = 16'h1000;
   localparam logic [15:0] RegRqDb = 16'h1008;
   localparam logic [15:0] RegCqDb = 16'h1010;
+  localparam logic [15:0] RegSrqDb = 16'h1018;
 
   localparam logic [7:0] CmdQpWrite = 8'h01;
   localparam logic [7:0] CmdQpQuery = 8'h02;
   localparam logic [7:0] CmdCqWrite = 8'h10;
   localparam logic [7:0] CmdMrWrite = 8'h20;
+  localparam logic [7:0] CmdSrqWrite = 8'h30;
 
   localparam logic [7:0] LogQp = 8'($clog2(NQp));
   localparam logic [7:0] LogCq = 8'($clog2(NCq));
@@ -79,21 +82,22 @@ module rnic_mmio #(
   assign addr = mmio_addr_i;
   // A doorbell write waits until its queue takes it; everything else is immediate.
   assign db_wait = mmio_we_i && (((addr == RegSqDb) && !sq_db_ready_i) ||
-                                 ((addr == RegRqDb) && !rq_db_ready_i));
+                                 (((addr == RegRqDb) || (addr == RegSrqDb)) && !rq_db_ready_i));
   assign mmio_ready_o = !db_wait;
   assign wr = mmio_valid_i && mmio_we_i && !db_wait;
   assign rd = mmio_valid_i && !mmio_we_i;
 
   assign sq_db_valid_o = mmio_valid_i && mmio_we_i && (addr == RegSqDb);
-  assign rq_db_valid_o = mmio_valid_i && mmio_we_i && (addr == RegRqDb);
+  // SRQ doorbells share the receive doorbell queue; bit 63 marks them.
+  assign rq_db_valid_o = mmio_valid_i && mmio_we_i && ((addr == RegRqDb) || (addr == RegSrqDb));
   assign cq_db_valid_o = wr && (addr == RegCqDb);
-  assign db_data_o = mmio_wdata_i;
+  assign db_data_o = {(addr == RegSrqDb), mmio_wdata_i[62:0]};
 
   assign port_mac_o = mac_q;
   assign port_ip_o = ip_q;
   assign qp_query_idx_o = query_idx_q;
   assign cmd_idx_o = mmio_wdata_i[31:8];
-  for (genvar i = 0; i < 7; i++) begin : g_args
+  for (genvar i = 0; i < 8; i++) begin : g_args
     assign cmd_args_o[i*64 +: 64] = args_q[i];
   end
 
@@ -104,6 +108,7 @@ module rnic_mmio #(
   assign qp_wr_o = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp));
   assign cq_wr_o = go && (go_op == CmdCqWrite) && (mmio_wdata_i[31:8] < 24'(NCq));
   assign mr_wr_o = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr));
+  assign srq_wr_o = go && (go_op == CmdSrqWrite) && (mmio_wdata_i[31:8] < 24'(NQp));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -124,6 +129,7 @@ module rnic_mmio #(
           CmdQpWrite, CmdQpQuery: if (mmio_wdata_i[31:8] >= 24'(NQp)) cmd_result_q <= 8'd2;
           CmdCqWrite: if (mmio_wdata_i[31:8] >= 24'(NCq)) cmd_result_q <= 8'd2;
           CmdMrWrite: if (mmio_wdata_i[31:8] >= 24'(NMr)) cmd_result_q <= 8'd2;
+          CmdSrqWrite: if (mmio_wdata_i[31:8] >= 24'(NQp)) cmd_result_q <= 8'd2;
           default: cmd_result_q <= 8'd1;
         endcase
         if (go_op == CmdQpQuery) query_idx_q <= mmio_wdata_i[31:8];
@@ -147,6 +153,9 @@ module rnic_mmio #(
           RegCaps: mmio_rdata_o <= Caps;
           RegPortMac: mmio_rdata_o <= {16'd0, mac_q};
           RegPortIp: mmio_rdata_o <= {32'd0, ip_q};
+          RegCmdArg0, RegCmdArg0 + 16'h08, RegCmdArg0 + 16'h10, RegCmdArg0 + 16'h18,
+          RegCmdArg0 + 16'h20, RegCmdArg0 + 16'h28, RegCmdArg0 + 16'h30, RegCmdArg0 + 16'h38:
+            mmio_rdata_o <= args_q[addr[5:3]];
           RegCmdStatus: mmio_rdata_o <= {48'd0, cmd_result_q, 8'd0};
           RegCmdOut0: mmio_rdata_o <= out0_q;
           RegCmdOut0 + 16'h8: mmio_rdata_o <= out1_q;

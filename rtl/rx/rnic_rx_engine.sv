@@ -15,6 +15,12 @@
 // retry_cnt times; RNR NAKs park the QP for the NAK's RNR time up to
 // rnr_retry times (7: no limit); the other NAKs, and exhausted retries,
 // complete the WQE with the error and flush the rest. docs/transport.md.
+// UC: no ACKs or NAKs; a PSN gap drops the rest of the message, the next
+// FIRST/ONLY packet starts again. UD: one-packet SENDs checked against the
+// QP's Q_Key; the receive buffer gets the 40-byte GRH area (its last 20
+// bytes hold the IPv4 header) before the payload. Receives come from the
+// QP's RQ or from its SRQ (a WQE is taken for a message at its first packet);
+// SRQ limit, last-WQE-reached and responder errors raise asynchronous events.
 // One event is handled at a time; placement re-reads the WQE from host memory
 // (the SGEs are not cached).
 module rnic_rx_engine #(
@@ -97,6 +103,20 @@ module rnic_rx_engine #(
   // A READ/atomic WQE left the ring (its requester credit returns)
   output logic        rd_done_o,
   output logic [23:0] rd_done_qpn_o,
+  // UC/UD: the last frame of a send WQE left (rnic_tx_builder)
+  input  logic        noack_valid_i,
+  output logic        noack_ready_o,
+  input  logic [23:0] noack_qpn_i,
+  input  logic [15:0] noack_idx_i,
+  // SRQ contexts and their writes (limit arming)
+  output logic [15:0] srq_idx_o,
+  input  logic [rnic_pkg::SrqCfgW-1:0] srq_i,
+  input  logic        srq_wr_i,
+  input  logic [47:0] srq_wr_limit_i,   // [47:32] limit of the written context
+  // Asynchronous events {type (enum ibv_event_type), QPN/SRQN}
+  output logic        aev_valid_o,
+  input  logic        aev_ready_i,
+  output logic [31:0] aev_o,
   // Completer progress to the SQ scheduler
   output logic        done_valid_o,
   input  logic        done_ready_i,
@@ -122,6 +142,12 @@ module rnic_rx_engine #(
   logic [31:0] wr_left_q [NQp];
   logic [31:0] wr_len_q [NQp];
   logic [1:0] seq_q [NQp];       // 0 idle, 1 inside a SEND, 2 inside a WRITE
+  logic [15:0] rwqe_q [NQp];     // SRQ WQE of the message in progress
+  logic rwqe_v_q [NQp];
+  // SRQs (indexed by SRQ number, one per QP number at most)
+  logic [15:0] srq_pi_q [NQp];
+  logic [15:0] srq_ci_q [NQp];
+  logic srq_armed_q [NQp];
   logic nak_sent_q [NQp];       // a sequence NAK went out for the current gap
   logic [3:0] rsp_out_q [NQp];   // READ/atomic responses not yet sent
   // Atomic results by PSN, four per QP, for duplicate atomics
@@ -149,7 +175,7 @@ module rnic_rx_engine #(
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
-    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr
+    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StNoAck
   } state_e;
   state_e st_q, ret_st_q;
 
@@ -165,6 +191,10 @@ module rnic_rx_engine #(
   logic [7:0] fail_status_q;
   logic [63:0] at_orig_q, at_new_q, at_addr_q;
   logic at_cmp_ok_q;
+  logic noack_mode_q;      // retiring UC/UD records up to noack_idx_q
+  logic [15:0] noack_idx_q;
+  logic ud_pass1_q;        // mapping the GRH area of a UD receive
+  logic [15:0] adj_q;      // slot offset of message byte m: base + m - adj
   logic [7:0] poff_q;
   /* verilator lint_off UNUSEDSIGNAL */  // packet header view
   rnic_pkg::rx_desc_t d_q;
@@ -256,6 +286,7 @@ module rnic_rx_engine #(
   logic [127:0] seg_len_q;
   logic [63:0] seg_poff_q;
   logic map_prot_q;
+  logic map_ovf_q;         // the packet needs more than four segments
 
   logic [127:0] sge;
   logic [31:0] sge_len, sge_key;
@@ -296,19 +327,33 @@ module rnic_rx_engine #(
   // ---------------------------------------------------------------------------
   logic [7:0] op;
   assign op = d_q.opcode;
+  // QP type, and the opcode as an RC code (UC uses the RC SEND/WRITE codes
+  // with other transport bits); a packet of another transport is dropped.
+  logic qp_uc, qp_ud, tr_ok;
+  logic [7:0] opc;
+  assign qp_uc = (ctx.qp_type == rnic_pkg::QptUc);
+  assign qp_ud = (ctx.qp_type == rnic_pkg::QptUd);
+  assign opc = {3'b000, op[4:0]};
+  assign tr_ok = qp_ud ? ((op == rnic_pkg::OpUdSendOnly) || (op == rnic_pkg::OpUdSendOnlyImm)) :
+                 qp_uc ? ((op[7:5] == rnic_pkg::TrUc) && (opc <= rnic_pkg::OpWriteOnlyImm)) :
+                 (op[7:5] == rnic_pkg::TrRc);
   logic is_send, is_write, is_read_req, is_atomic, is_first, is_last, has_imm;
-  assign is_send = (op <= rnic_pkg::OpSendOnlyImm);
-  assign is_write = (op >= rnic_pkg::OpWriteFirst) && (op <= rnic_pkg::OpWriteOnlyImm);
+  assign is_send = qp_ud || (opc <= rnic_pkg::OpSendOnlyImm);
+  assign is_write = !qp_ud && (opc >= rnic_pkg::OpWriteFirst) && (opc <= rnic_pkg::OpWriteOnlyImm);
   assign is_read_req = (op == rnic_pkg::OpReadReq);
   assign is_atomic = (op == rnic_pkg::OpCmpSwap) || (op == rnic_pkg::OpFetchAdd);
-  assign is_first = (op == rnic_pkg::OpSendFirst) || (op == rnic_pkg::OpSendOnly) ||
-                    (op == rnic_pkg::OpSendOnlyImm) || (op == rnic_pkg::OpWriteFirst) ||
-                    (op == rnic_pkg::OpWriteOnly) || (op == rnic_pkg::OpWriteOnlyImm);
-  assign is_last = (op == rnic_pkg::OpSendLast) || (op == rnic_pkg::OpSendLastImm) ||
-                   (op == rnic_pkg::OpSendOnly) || (op == rnic_pkg::OpSendOnlyImm) ||
-                   (op == rnic_pkg::OpWriteLast) || (op == rnic_pkg::OpWriteLastImm) ||
-                   (op == rnic_pkg::OpWriteOnly) || (op == rnic_pkg::OpWriteOnlyImm);
+  assign is_first = qp_ud ||
+                    (opc == rnic_pkg::OpSendFirst) || (opc == rnic_pkg::OpSendOnly) ||
+                    (opc == rnic_pkg::OpSendOnlyImm) || (opc == rnic_pkg::OpWriteFirst) ||
+                    (opc == rnic_pkg::OpWriteOnly) || (opc == rnic_pkg::OpWriteOnlyImm);
+  assign is_last = qp_ud ||
+                   (opc == rnic_pkg::OpSendLast) || (opc == rnic_pkg::OpSendLastImm) ||
+                   (opc == rnic_pkg::OpSendOnly) || (opc == rnic_pkg::OpSendOnlyImm) ||
+                   (opc == rnic_pkg::OpWriteLast) || (opc == rnic_pkg::OpWriteLastImm) ||
+                   (opc == rnic_pkg::OpWriteOnly) || (opc == rnic_pkg::OpWriteOnlyImm);
   assign has_imm = rnic_pkg::op_has_imm(op);
+  logic noack;                  // UC/UD: the responder never answers
+  assign noack = qp_uc || qp_ud;
 
   logic resp_state_ok, req_state_ok;
   assign resp_state_ok = (ctx.state == rnic_pkg::QpsRts) || (ctx.state == rnic_pkg::QpsSqd) ||
@@ -319,6 +364,34 @@ module rnic_rx_engine #(
   assign epsn = epsn_q[q];
   logic rq_empty;
   assign rq_empty = (rq_ci_q[q] == rq_pi_q[q]);
+
+  // The receive WQE of a message: from the QP's RQ, or from its SRQ, where
+  // a message takes one at its first packet (rwqe_q) so that packets of
+  // other QPs in between take the next ones.
+  /* verilator lint_off UNUSEDSIGNAL */  // a context view
+  rnic_pkg::srq_cfg_t srq;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign srq_idx_o = ctx.srqn;
+  assign srq = srq_i;
+  logic use_srq;
+  logic [QpW-1:0] sn;
+  assign use_srq = ctx.use_srq;
+  assign sn = ctx.srqn[QpW-1:0];
+  logic rx_avail;
+  logic [15:0] rx_next, rx_widx;
+  logic [63:0] rx_wqe_addr;
+  logic [15:0] rx_wqe_len;
+  assign rx_avail = use_srq ? (srq.valid && (rwqe_v_q[q] || (srq_ci_q[sn] != srq_pi_q[sn]))) :
+                    !rq_empty;
+  assign rx_next = use_srq ? (rwqe_v_q[q] ? rwqe_q[q] : srq_ci_q[sn]) : rq_ci_q[q];
+  assign rx_widx = use_srq ? rwqe_q[q] : rq_ci_q[q];
+  assign rx_wqe_addr = use_srq ?
+      srq.base + ({48'd0, rx_next & ((16'd1 << srq.log_size) - 16'd1)} << srq.wqe_shift) :
+      ctx.rq_base + ({48'd0, rx_next & ((16'd1 << ctx.rq_log_size) - 16'd1)} << ctx.rq_wqe_shift);
+  assign rx_wqe_len = use_srq ? (16'd1 << srq.wqe_shift) : (16'd1 << ctx.rq_wqe_shift);
+  // WQEs an SRQ still holds after this message takes one
+  logic [15:0] srq_left;
+  assign srq_left = srq_pi_q[sn] - srq_ci_q[sn] - 16'd1;
   logic [1:0] seq;
   assign seq = seq_q[q];
   logic seq_ok;
@@ -390,6 +463,26 @@ module rnic_rx_engine #(
     .exp_rnr_o(tmr_exp_rnr)
   );
 
+  // UC/UD send completions from the TX builder
+  logic na_v, na_pop;
+  logic [39:0] na_d;
+  logic [3:0] na_cnt;
+  rnic_fifo #(.Width(40), .Depth(8)) u_noack (
+    .clk_i, .rst_ni,
+    .in_valid_i(noack_valid_i), .in_ready_o(noack_ready_o), .in_data_i({noack_qpn_i, noack_idx_i}),
+    .out_valid_o(na_v), .out_ready_i(na_pop), .out_data_o(na_d), .count_o(na_cnt)
+  );
+
+  // Asynchronous events. They are rare; one that finds the queue full is lost.
+  logic aev_push_q, aev_in_ready;
+  logic [31:0] aev_in_q;
+  logic [2:0] aev_cnt;
+  rnic_fifo #(.Width(32), .Depth(4)) u_aev (
+    .clk_i, .rst_ni,
+    .in_valid_i(aev_push_q), .in_ready_o(aev_in_ready), .in_data_i(aev_in_q),
+    .out_valid_o(aev_valid_o), .out_ready_i(aev_ready_i), .out_data_o(aev_o), .count_o(aev_cnt)
+  );
+
   // Rewind output
   rnic_pkg::rewind_t rw_out;
   always_comb begin
@@ -424,8 +517,9 @@ module rnic_rx_engine #(
   assign idle = (st_q == StIdle) && !need_done_q && !pend_err_q;
   assign infl_ready_o = idle;
   assign tmr_exp_ready = idle && !infl_valid_i;
-  assign rq_db_ready_o = idle && !infl_valid_i && !tmr_exp_v;
-  assign pkt_ready_o = idle && !infl_valid_i && !tmr_exp_v && !rq_db_valid_i;
+  assign na_pop = idle && !infl_valid_i && !tmr_exp_v;
+  assign rq_db_ready_o = idle && !infl_valid_i && !tmr_exp_v && !na_v;
+  assign pkt_ready_o = idle && !infl_valid_i && !tmr_exp_v && !na_v && !rq_db_valid_i;
 
   assign place_slot_o = slot_q;
   assign place_base_o = {8'd0, poff_q};
@@ -474,6 +568,7 @@ module rnic_rx_engine #(
       seg_len_q <= '0;
       seg_poff_q <= '0;
       map_prot_q <= 1'b0;
+      map_ovf_q <= 1'b0;
       err_syn_q <= '0;
       err_status_q <= '0;
       err_cqe_q <= 1'b0;
@@ -497,6 +592,12 @@ module rnic_rx_engine #(
       tmr_rnr_q <= 1'b0;
       rd_done_o <= 1'b0;
       rd_done_qpn_o <= '0;
+      noack_mode_q <= 1'b0;
+      noack_idx_q <= '0;
+      ud_pass1_q <= 1'b0;
+      adj_q <= '0;
+      aev_push_q <= 1'b0;
+      aev_in_q <= '0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;
       qp_err_qpn_o <= '0;
@@ -508,6 +609,7 @@ module rnic_rx_engine #(
       qp_err_o <= 1'b0;
       tmr_v_q <= 1'b0;
       rd_done_o <= 1'b0;
+      aev_push_q <= 1'b0;
       if (qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr)) begin
         pend_err_q <= 1'b1;
         pend_err_qpn_q <= qp_wr_idx_i;
@@ -523,6 +625,8 @@ module rnic_rx_engine #(
           dup_q <= 1'b0;
           progress_q <= 1'b0;
           rw_resume_q <= 1'b0;
+          noack_mode_q <= 1'b0;
+          ud_pass1_q <= 1'b0;
           if (need_done_q) begin
             // wait: done_ci_o still describes qpn_q
           end else if (pend_err_q && !(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr))) begin
@@ -541,13 +645,26 @@ module rnic_rx_engine #(
             flushing_q <= 1'b0;
             ack_mode_q <= 1'b0;
             ret_st_q <= StIdle;
-            // Records that need no response complete as soon as they are the
-            // head; the others start the ACK timer.
-            st_q <= (infl_in.kind != rnic_pkg::InflNormal) ? StRetire : StInflTmr;
+            // Error and flush records complete as soon as they are the head;
+            // RC requests start the ACK timer; UC/UD ones wait for their
+            // frames to leave.
+            st_q <= (infl_in.kind == rnic_pkg::InflNormal) ? StInflTmr :
+                    (infl_in.kind == rnic_pkg::InflNoAck) ? StIdle : StRetire;
           end else if (tmr_exp_v) begin
             qpn_q <= tmr_exp_qpn;
             tmr_rnr_q <= tmr_exp_rnr;
             st_q <= StTmr;
+          end else if (na_v) begin
+            qpn_q <= na_d[39:16];
+            noack_idx_q <= na_d[15:0];
+            noack_mode_q <= 1'b1;
+            ack_mode_q <= 1'b0;
+            flushing_q <= 1'b0;
+            ret_st_q <= StIdle;
+            st_q <= (na_d[39:16] < 24'(NQp)) ? StRetire : StIdle;
+          end else if (rq_db_valid_i && rq_db_data_i[63]) begin
+            // SRQ doorbell
+            if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
           end else if (rq_db_valid_i) begin
             qpn_q <= rq_db_data_i[23:0];
             if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
@@ -571,9 +688,9 @@ module rnic_rx_engine #(
           if (qpn_q >= 24'(NQp)) begin
             st_q <= StDrop;
           end else if (rnic_pkg::op_is_response(op)) begin
-            st_q <= resp_state_ok ? StResp : StDrop;
+            st_q <= (resp_state_ok && !noack) ? StResp : StDrop;
           end else begin
-            st_q <= req_state_ok ? StReq : StDrop;
+            st_q <= (req_state_ok && tr_ok) ? StReq : StDrop;
           end
         end
         StDrop: begin
@@ -625,8 +742,10 @@ module rnic_rx_engine #(
               flushing_q <= 1'b1;
               ret_st_q <= StRqFlush;
               st_q <= StRetireOut;
-            end else if (ack_mode_q && !head.is_read &&
-                         rnic_pkg::psn_ge(ack_psn_q, head.last_psn)) begin
+            end else if ((noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
+                          ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
+                         (ack_mode_q && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
+                          rnic_pkg::psn_ge(ack_psn_q, head.last_psn))) begin
               cqe_q <= '0;
               cqe_q.status <= rnic_pkg::WcSuccess;
               cqe_q.opcode <= head.wc_op;
@@ -798,10 +917,12 @@ module rnic_rx_engine #(
                 // The original value (AtomicAckETH) goes to the one 8-byte SGE.
                 sge_first_q <= 3'd3;
                 moff_q <= '0;
+                adj_q <= '0;
                 plen_q <= 13'd8;
               end else begin
                 sge_first_q <= 3'd2;
                 moff_q <= {8'd0, d_q.psn - head.first_psn} << mtu_lg;
+                adj_q <= 16'({8'd0, d_q.psn - head.first_psn} << mtu_lg);
                 plen_q <= d_q.pay_len;
               end
               st_q <= StFetchReq;
@@ -818,8 +939,41 @@ module rnic_rx_engine #(
           err_cqe_q <= 1'b0;
           err_status_q <= '0;
           job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0);
-          if (d_q.psn != epsn) begin
-            if (rnic_pkg::psn_ge(epsn - 24'd1, d_q.psn)) begin
+          if (qp_ud) begin
+            // UD: no PSN order; a wrong Q_Key or no receive WQE drops it.
+            if ((d_q.qkey != ctx.qkey) || !rx_avail) begin
+              st_q <= StDrop;
+            end else begin
+              if (use_srq && !rwqe_v_q[q]) begin
+                rwqe_q[q] <= srq_ci_q[sn];
+                rwqe_v_q[q] <= 1'b1;
+                srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
+                if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
+                  srq_armed_q[sn] <= 1'b0;
+                  aev_push_q <= 1'b1;
+                  aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+                end
+              end
+              wqe_addr_q <= rx_wqe_addr;
+              wqe_len_q <= rx_wqe_len;
+              sge_first_q <= 3'd1;
+              // First the IPv4 header into bytes 20..39 of the GRH area
+              // (frame bytes 14..33), then the payload from byte 40.
+              ud_pass1_q <= 1'b1;
+              moff_q <= 32'd20;
+              plen_q <= 13'd20;
+              adj_q <= 16'd6 + {8'd0, poff_q};
+              st_q <= StFetchReq;
+            end
+          end else if (d_q.psn != epsn) begin
+            if (qp_uc) begin
+              // UC: a new message starts over at its PSN; anything else
+              // out of order drops the rest of the message.
+              seq_q[q] <= SeqIdle;
+              rmsg_off_q[q] <= '0;
+              if (is_first) epsn_q[q] <= d_q.psn;
+              st_q <= is_first ? StReq : StDrop;
+            end else if (rnic_pkg::psn_ge(epsn - 24'd1, d_q.psn)) begin
               // Duplicate: READs run again, atomics are answered from the
               // cache, the rest is acknowledged again without placing it.
               if (is_read_req) begin
@@ -846,25 +1000,61 @@ module rnic_rx_engine #(
             end
           end else if (!seq_ok) begin
             nak_sent_q[q] <= 1'b0;
-            err_syn_q <= rnic_pkg::AethNakInvReq;
-            st_q <= StErrCqe;
+            if (qp_uc) begin
+              // UC: a MIDDLE/LAST without its FIRST is dropped.
+              epsn_q[q] <= epsn + 24'd1;
+              seq_q[q] <= SeqIdle;
+              rmsg_off_q[q] <= '0;
+              st_q <= StDrop;
+            end else begin
+              err_syn_q <= rnic_pkg::AethNakInvReq;
+              st_q <= StErrCqe;
+            end
           end else if (is_send || (is_write && is_last && has_imm)) begin
             nak_sent_q[q] <= 1'b0;
-            if (rq_empty) begin
-              // Receiver not ready: RNR NAK with our minimum RNR timer.
-              job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
-                              msn_q[q], '0, '0, '0);
-              ret_st_q <= StDrop;
-              st_q <= StJob;
+            if (!rx_avail) begin
+              if (qp_uc) begin
+                // UC has no RNR: the message is lost.
+                epsn_q[q] <= epsn + 24'd1;
+                seq_q[q] <= SeqIdle;
+                rmsg_off_q[q] <= '0;
+                st_q <= StDrop;
+              end else begin
+                // Receiver not ready: RNR NAK with our minimum RNR timer.
+                job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
+                                msn_q[q], '0, '0, '0);
+                ret_st_q <= StDrop;
+                st_q <= StJob;
+              end
             end else if (is_send) begin
-              wqe_addr_q <= ctx.rq_base +
-                  ({48'd0, rq_ci_q[q] & ((16'd1 << ctx.rq_log_size) - 16'd1)} << ctx.rq_wqe_shift);
-              wqe_len_q <= 16'd1 << ctx.rq_wqe_shift;
+              if (use_srq && !rwqe_v_q[q]) begin
+                rwqe_q[q] <= srq_ci_q[sn];
+                rwqe_v_q[q] <= 1'b1;
+                srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
+                if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
+                  srq_armed_q[sn] <= 1'b0;
+                  aev_push_q <= 1'b1;
+                  aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+                end
+              end
+              wqe_addr_q <= rx_wqe_addr;
+              wqe_len_q <= rx_wqe_len;
               sge_first_q <= 3'd1;
               moff_q <= rmsg_off_q[q];
+              adj_q <= rmsg_off_q[q][15:0];
               plen_q <= d_q.pay_len;
               st_q <= StFetchReq;
             end else begin
+              if (use_srq && !rwqe_v_q[q]) begin
+                rwqe_q[q] <= srq_ci_q[sn];
+                rwqe_v_q[q] <= 1'b1;
+                srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
+                if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
+                  srq_armed_q[sn] <= 1'b0;
+                  aev_push_q <= 1'b1;
+                  aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+                end
+              end
               st_q <= StMap;  // WRITE with immediate: the RQ WQE only gets the CQE
               nseg_q <= '0;
             end
@@ -899,6 +1089,7 @@ module rnic_rx_engine #(
               nseg_q <= '0;
               seg_len_q <= '0;
               map_prot_q <= 1'b0;
+              map_ovf_q <= 1'b0;
               sge_cnt_q <= (f_cnt > 8'd4) ? 3'd5 : f_cnt[2:0];
               st_q <= StMap;
             end
@@ -911,7 +1102,13 @@ module rnic_rx_engine #(
                 ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
                 ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok)) begin
               err_syn_q <= rnic_pkg::AethNakRemAcc;
-              st_q <= dup_q ? StDrop : StErrCqe;
+              st_q <= (dup_q || qp_uc) ? StDrop : StErrCqe;
+              if (qp_uc) begin
+                // UC: the message is dropped; the next FIRST starts again.
+                epsn_q[q] <= epsn + 24'd1;
+                seq_q[q] <= SeqIdle;
+                rmsg_off_q[q] <= '0;
+              end
             end else if (is_atomic && (d_q.reth_va[2:0] != 3'd0)) begin
               err_syn_q <= rnic_pkg::AethNakInvReq;   // atomics need 8-byte alignment
               st_q <= StErrCqe;
@@ -929,12 +1126,16 @@ module rnic_rx_engine #(
               end
               ret_st_q <= StDrop;
               st_q <= StJob;
-            end else if (is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) begin
+            end else if ((is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) ||
+                         (!is_first && ({19'd0, d_q.pay_len} > wr_left_q[q]))) begin
               err_syn_q <= rnic_pkg::AethNakInvReq;
-              st_q <= StErrCqe;
-            end else if (!is_first && ({19'd0, d_q.pay_len} > wr_left_q[q])) begin
-              err_syn_q <= rnic_pkg::AethNakInvReq;
-              st_q <= StErrCqe;
+              st_q <= qp_uc ? StDrop : StErrCqe;
+              if (qp_uc) begin
+                // UC: the message is dropped; the next FIRST starts again.
+                epsn_q[q] <= epsn + 24'd1;
+                seq_q[q] <= SeqIdle;
+                rmsg_off_q[q] <= '0;
+              end
             end else begin
               seg_addr_q[63:0] <= is_first ? chk_bus : wr_addr_q[q];
               seg_len_q <= {96'd0, 19'd0, d_q.pay_len};
@@ -957,7 +1158,7 @@ module rnic_rx_engine #(
             st_q <= is_send ? StErrCqe : StDrop;
           end else if (sge_i_q == sge_cnt_q) begin
             // All SGEs seen: does the message fit?
-            if (m_hi > acc_q) begin
+            if ((m_hi > acc_q) || map_ovf_q) begin
               err_syn_q <= rnic_pkg::AethNakInvReq;
               err_status_q <= rnic_pkg::WcLocLenErr;
               err_cqe_q <= is_send;
@@ -967,17 +1168,29 @@ module rnic_rx_engine #(
               err_status_q <= rnic_pkg::WcLocProtErr;
               err_cqe_q <= is_send;
               st_q <= is_send ? StErrCqe : StDrop;
+            end else if (ud_pass1_q) begin
+              // GRH area mapped: now the payload, from message byte 40.
+              ud_pass1_q <= 1'b0;
+              sge_i_q <= '0;
+              acc_q <= '0;
+              moff_q <= 32'd40;
+              adj_q <= 16'd40;
+              plen_q <= d_q.pay_len;
             end else begin
               st_q <= (op == rnic_pkg::OpAtomicAck) ? StAckWr : StPlace;
             end
           end else begin
-            // This SGE: check its key when the message touches it.
+            // This SGE: check its key when the message touches it. At most
+            // four segments per packet (more is a length error).
             if (s_hi > s_lo) begin
               if (!chk_ok) map_prot_q <= 1'b1;
-              seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus + {32'd0, s_lo - acc_q};
-              seg_len_q[nseg_q[1:0]*32 +: 32] <= s_hi - s_lo;
-              seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo - m_lo);
-              nseg_q <= nseg_q + 3'd1;
+              if (nseg_q == 3'd4) map_ovf_q <= 1'b1;
+              else begin
+                seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus + {32'd0, s_lo - acc_q};
+                seg_len_q[nseg_q[1:0]*32 +: 32] <= s_hi - s_lo;
+                seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo) - adj_q;
+                nseg_q <= nseg_q + 3'd1;
+              end
             end
             acc_q <= acc_q + sge_len;
             sge_i_q <= sge_i_q + 3'd1;
@@ -1072,7 +1285,7 @@ module rnic_rx_engine #(
               st_q <= StTmrUpd;
             end
           end else begin
-            epsn_q[q] <= epsn + 24'd1;
+            if (!qp_ud) epsn_q[q] <= epsn + 24'd1;
             job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
                             msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0);
             if (is_last) begin
@@ -1087,18 +1300,20 @@ module rnic_rx_engine #(
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
               cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= rq_ci_q[q];
+              cqe_q.wqe_idx <= rx_widx;
               cqe_q.status <= rnic_pkg::WcSuccess;
-              cqe_q.opcode <= is_send ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
-              cqe_q.byte_len <= is_send ? (rmsg_off_q[q] + {19'd0, d_q.pay_len}) : wr_len_q[q];
+              cqe_q.opcode <= (is_send || qp_ud) ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
+              cqe_q.byte_len <= qp_ud ? (32'd40 + {19'd0, d_q.pay_len}) :
+                                is_send ? (rmsg_off_q[q] + {19'd0, d_q.pay_len}) : wr_len_q[q];
               cqe_q.imm <= d_q.imm;
-              cqe_q.flags <= {4'd0, d_q.se, 2'd0, has_imm};
-              cqe_q.src_qp <= ctx.dest_qpn;
+              cqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
+              cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
               need_cqe_q <= 1'b1;
-              rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              if (use_srq) rwqe_v_q[q] <= 1'b0;
+              else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
             end
             ret_st_q <= StDrop;
-            st_q <= d_q.ack_req ? StJob : StDrop;
+            st_q <= (d_q.ack_req && !noack) ? StJob : StDrop;
           end
         end
         StJob: begin
@@ -1115,15 +1330,24 @@ module rnic_rx_engine #(
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
               cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= rq_ci_q[q];
+              cqe_q.wqe_idx <= rx_widx;
               cqe_q.status <= err_status_q;
               cqe_q.opcode <= rnic_pkg::WcOpRecv;
-              cqe_q.src_qp <= ctx.dest_qpn;
+              cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
               need_cqe_q <= 1'b1;
-              rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              if (use_srq) rwqe_v_q[q] <= 1'b0;
+              else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
             end
+            // RC tells the requester; the QP's owner learns it from an
+            // asynchronous event when no receive completion reports it.
             job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_q[q], '0, '0, '0);
-            job_v_q <= 1'b1;
+            job_v_q <= !noack;
+            if (!err_cqe_q) begin
+              aev_push_q <= 1'b1;
+              aev_in_q <= {(err_syn_q == rnic_pkg::AethNakInvReq) ? rnic_pkg::EvQpReqErr :
+                           (err_syn_q == rnic_pkg::AethNakRemAcc) ? rnic_pkg::EvQpAccessErr :
+                           rnic_pkg::EvQpFatal, qpn_q};
+            end
             qp_err_o <= 1'b1;
             qp_err_qpn_o <= qpn_q;
             release_o <= !placed_q;
@@ -1136,19 +1360,26 @@ module rnic_rx_engine #(
           end
         end
         // Flush the receive queue of a QP in ERR.
+        // An SRQ is shared: only the WQE a message of this QP took is
+        // flushed, and the owner hears "last WQE reached".
         StRqFlush: begin
           if (!need_cqe_q) begin
             if (((ctx.state == rnic_pkg::QpsErr) || flushing_q) && (qpn_q < 24'(NQp)) &&
-                (rq_ci_q[q] != rq_pi_q[q])) begin
+                (use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]))) begin
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
               cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= rq_ci_q[q];
+              cqe_q.wqe_idx <= rx_widx;
               cqe_q.status <= rnic_pkg::WcWrFlushErr;
               cqe_q.opcode <= rnic_pkg::WcOpRecv;
               need_cqe_q <= 1'b1;
-              rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              if (use_srq) rwqe_v_q[q] <= 1'b0;
+              else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
             end else begin
+              if (flushing_q && use_srq && (qpn_q < 24'(NQp))) begin
+                aev_push_q <= 1'b1;
+                aev_in_q <= {rnic_pkg::EvQpLastWqe, qpn_q};
+              end
               flushing_q <= 1'b0;
               st_q <= StIdle;
             end
@@ -1168,9 +1399,20 @@ module rnic_rx_engine #(
         rsp_out_q[q] <= rsp_out_q[q] + 4'd1;
       end
 
+      // SRQ context writes: bit 9 resets the indices (creation), a limit
+      // arms the limit event.
+      if (srq_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
+        srq_armed_q[qp_wr_idx_i[QpW-1:0]] <= (srq_wr_limit_i[47:32] != 16'd0);
+        if (srq_wr_limit_i[9]) begin
+          srq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          srq_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+        end
+      end
+
       // Context writes reset the per-QP transport state.
       if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
         if (qp_wr_flags_i[rnic_pkg::QpFlagResetRq]) begin
+          rwqe_v_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
           rq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rq_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rmsg_off_q[qp_wr_idx_i[QpW-1:0]] <= '0;
@@ -1194,5 +1436,6 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{rq_db_data_i[63:48], rq_db_data_i[31:24], rd_npkts[31:24]};
+  assign unused = ^{rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+                    aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0]};
 endmodule

@@ -17,6 +17,11 @@
 // READ and atomic WQEs take a credit (max_rd_atomic) until the completer
 // retires them; a WQE without a credit, or a fenced WQE behind outstanding
 // READs/atomics, waits here (which also holds back other QPs' WQEs).
+//
+// UC QPs send the RC SEND/WRITE codes with transport bits 001; UD QPs send
+// one-packet SENDs to the address in the WQE's UD address segments. Their
+// records complete when the last frame leaves (InflNoAck). Inline data are
+// a DMA chunk that points into the WQE itself, in the SQ ring.
 module rnic_requester #(
   parameter int unsigned NQp = 1024
 ) (
@@ -90,6 +95,7 @@ module rnic_requester #(
   logic [63:0] w_rva;
   logic [31:0] w_rkey;
   logic [63:0] w_swap, w_cmp;
+  logic [127:0] w_av_a, w_av_b;
   assign w_op = wqe_q[7:0];
   assign w_flags = wqe_q[15:8];
   assign w_ds = wqe_q[39:32];
@@ -98,6 +104,8 @@ module rnic_requester #(
   assign w_rkey = wqe_q[192 +: 32];
   assign w_swap = wqe_q[256 +: 64];
   assign w_cmp = wqe_q[320 +: 64];
+  assign w_av_a = wqe_q[128 +: 128];
+  assign w_av_b = wqe_q[256 +: 128];
 
   logic op_write, op_send, op_read, op_atomic, op_imm, op_ok, op_resp;
   assign op_write = (w_op == rnic_pkg::WqeOpWrite) || (w_op == rnic_pkg::WqeOpWriteImm);
@@ -108,10 +116,28 @@ module rnic_requester #(
   assign op_ok = op_write || op_send || op_read || op_atomic;
   assign op_resp = op_read || op_atomic;   // answered by response data
 
+  logic qp_uc, qp_ud, type_ok, w_inline;
+  assign qp_uc = (ctx.qp_type == rnic_pkg::QptUc);
+  assign qp_ud = (ctx.qp_type == rnic_pkg::QptUd);
+  assign type_ok = qp_ud ? op_send : qp_uc ? (op_send || op_write) : 1'b1;
+  assign w_inline = w_flags[rnic_pkg::WqeFlagInline];
+
   logic [7:0] first_seg;
   logic [7:0] nsge_w;
-  assign first_seg = op_send ? 8'd1 : op_atomic ? 8'd3 : 8'd2;
+  assign first_seg = op_send ? (qp_ud ? 8'd3 : 8'd1) : op_atomic ? 8'd3 : 8'd2;
   assign nsge_w = w_ds - first_seg;
+
+  // Inline data: header word 0x80000000 | length, then the bytes, inside
+  // this WQE's slot of the SQ ring.
+  logic [31:0] i_hdr;
+  logic [63:0] wqe_iova;
+  logic [31:0] i_end;
+  logic i_ok;
+  assign i_hdr = wqe_q[(11'(first_seg)) * 128 +: 32];
+  assign wqe_iova = ctx.sq_base +
+      ({48'd0, idx_q & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
+  assign i_end = {20'd0, first_seg, 4'd0} + 32'd4 + {1'b0, i_hdr[30:0]};
+  assign i_ok = i_hdr[31] && !op_resp && (i_end <= (32'd1 << ctx.sq_wqe_shift));
 
   // SGE table after the check
   logic [2:0] nsge_q, sge_i_q;
@@ -175,7 +201,8 @@ module rnic_requester #(
     infl.epoch = wepoch_q;
     infl.wqe_idx = idx_q;
     infl.kind = flush_q ? rnic_pkg::InflFlush :
-                local_err ? rnic_pkg::InflLocalErr : rnic_pkg::InflNormal;
+                local_err ? rnic_pkg::InflLocalErr :
+                (qp_uc || qp_ud) ? rnic_pkg::InflNoAck : rnic_pkg::InflNormal;
     infl.status = flush_q ? rnic_pkg::WcWrFlushErr : status_q;
     infl.wc_op = op_read ? rnic_pkg::WcOpRead : op_write ? rnic_pkg::WcOpWrite :
                  (w_op == rnic_pkg::WqeOpCmpSwap) ? rnic_pkg::WcOpCompSwap :
@@ -220,6 +247,11 @@ module rnic_requester #(
     txd.wqe_idx = idx_q;
     txd.atomic_swap = w_swap;
     txd.atomic_cmp = w_cmp;
+    txd.ud_en = qp_ud;
+    txd.ud_dqpn = w_av_a[23:0];
+    txd.qkey = w_av_a[63:32];
+    txd.ud_dip = w_av_a[95:64];
+    txd.ud_dmac = w_av_b[47:0];
     if (op_read) begin
       txd.opcode = rnic_pkg::OpReadReq;
       txd.ack_req = 1'b1;
@@ -244,6 +276,13 @@ module rnic_requester #(
       else if (first_pkt_q) txd.opcode = rnic_pkg::OpWriteFirst;
       else if (last_pkt) txd.opcode = op_imm ? rnic_pkg::OpWriteLastImm : rnic_pkg::OpWriteLast;
       else txd.opcode = rnic_pkg::OpWriteMiddle;
+    end
+    if (qp_ud) begin
+      txd.opcode = op_imm ? rnic_pkg::OpUdSendOnlyImm : rnic_pkg::OpUdSendOnly;
+      txd.ack_req = 1'b0;
+    end else if (qp_uc) begin
+      txd.opcode = {rnic_pkg::TrUc, txd.opcode[4:0]};
+      txd.ack_req = 1'b0;
     end
   end
   assign txd_o = txd;
@@ -323,13 +362,22 @@ module rnic_requester #(
             st_q <= StInfl;
           end else if (stale) begin
             st_q <= StIdle;     // fetched before a rewind: it comes again
-          end else if (ferr_q || !op_ok || (w_ds < first_seg) || (nsge_w > 8'd4) ||
+          end else if (ferr_q || !op_ok || !type_ok || (w_ds < first_seg) ||
+                       (!w_inline && (nsge_w > 8'd4)) || (w_inline && !i_ok) ||
                        (op_resp && (ctx.max_rd_atomic == 4'd0)) ||
                        (op_atomic && (nsge_w != 8'd1))) begin
             status_q <= rnic_pkg::WcLocQpOpErr;
             st_q <= (idx_q != new_idx_q[q]) ? StIdle : StInfl;
           end else if ((idx_q == new_idx_q[q]) && rd_block) begin
             // wait for a credit (the completer retires READs/atomics)
+          end else if (w_inline) begin
+            // One chunk: the bytes after the inline header, in the ring.
+            nsge_q <= 3'd1;
+            sge_i_q <= 3'd1;
+            sge_bus_q[0] <= wqe_iova + {52'd0, first_seg, 4'd0} + 64'd4;
+            sge_len_q[0] <= {1'b0, i_hdr[30:0]};
+            total_q <= {1'b0, i_hdr[30:0]};
+            st_q <= StCheck;
           end else begin
             nsge_q <= nsge_w[2:0];
             st_q <= StCheck;
@@ -337,6 +385,10 @@ module rnic_requester #(
         end
         StCheck: begin
           if (sge_i_q == nsge_q) begin
+            // UD messages are one packet; no message is larger than 2^31.
+            if ((qp_ud && (total_q > {19'd0, mtu})) || (total_q > 32'h8000_0000)) begin
+              status_q <= rnic_pkg::WcLocLenErr;
+            end
             st_q <= StInfl;
           end else begin
             sge_bus_q[sge_i_q[1:0]] <= mr_bus;
@@ -464,5 +516,5 @@ module rnic_requester #(
     end
   end
   logic unused;
-  assign unused = ^{npkts[31:24], rw.idx, rw.hold};
+  assign unused = ^{npkts[31:24], rw.idx, rw.hold, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
 endmodule

@@ -43,6 +43,11 @@ module rnic_tx_builder #(
   output logic        ev_last_o,
   output logic [23:0] ev_qpn_o,
   output logic [15:0] ev_idx_o,
+  // The last frame of a UC/UD message starts on the wire: its payload has
+  // been read, so the send WQE may complete (no ACK will come). The frame
+  // waits while noack_ready_i is low.
+  output logic        noack_valid_o,
+  input  logic        noack_ready_i,
   output logic [63:0] cnt_pkts_o,
   output logic [63:0] cnt_rd_err_o
 );
@@ -223,12 +228,13 @@ module rnic_tx_builder #(
   assign ibase = (WordW+SlotW)'(islot_q) * (WordW+SlotW)'(Words);
 
   // Assembly queue: what assembly needs to know of a frame.
-  localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 24 + 16;
+  localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 1 + 24 + 16;
   logic aq_push, aq_in_ready, aq_valid, aq_pop;
   logic [AqW-1:0] aq_in, aq_out;
   logic [$clog2(QDepth):0] aq_count;
   assign aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
-                  d_q.ev_first, d_q.ev_last, d_q.qpn, d_q.wqe_idx};
+                  d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc), d_q.qpn,
+                  d_q.wqe_idx};
   assign aq_push = (in_q == InPush) && aq_in_ready;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -279,10 +285,10 @@ module rnic_tx_builder #(
   logic [15:0] a_hdr_len, a_pay_end, a_len, a_idx;
   logic [2:0] a_nchunk;
   logic [51:0] a_chunk_len;
-  logic a_first, a_last;
+  logic a_first, a_last, a_noack;
   logic [23:0] a_qpn;
   assign {a_slot, a_hdr_len, a_pay_end, a_len, a_nchunk, a_chunk_len, a_first, a_last,
-          a_qpn, a_idx} = aq_out;
+          a_noack, a_qpn, a_idx} = aq_out;
 
   logic a_run_q;                    // beats of the head frame are being packed
   logic [2:0] rsp_i_q;              // chunk whose beats arrive
@@ -312,13 +318,13 @@ module rnic_tx_builder #(
 
   // Emit queue
   logic eq_push, eq_valid, eq_pop, eq_in_ready;
-  logic [SlotW+16+16+1+1+24+16-1:0] eq_in, eq_out;
+  logic [SlotW+16+16+1+1+1+24+16-1:0] eq_in, eq_out;
   logic [$clog2(QDepth):0] eq_count;
   logic a_done;
   assign a_done = aq_valid && a_run_q && (rsp_i_q == a_nchunk);
   assign eq_push = a_done && eq_in_ready;
   assign aq_pop = eq_push;
-  assign eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_qpn, a_idx};
+  assign eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_qpn, a_idx};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -374,11 +380,11 @@ module rnic_tx_builder #(
   // Emission with pad and ICRC
   // ---------------------------------------------------------------------------
   logic [SlotW-1:0] e_slot;
-  logic e_first, e_last;
+  logic e_first, e_last, e_noack;
   logic [15:0] e_pay_end, e_len;
   logic [23:0] e_qpn;
   logic [15:0] e_idx;
-  assign {e_slot, e_pay_end, e_len, e_first, e_last, e_qpn, e_idx} = eq_out;
+  assign {e_slot, e_pay_end, e_len, e_first, e_last, e_noack, e_qpn, e_idx} = eq_out;
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
@@ -418,14 +424,19 @@ module rnic_tx_builder #(
     olast = ((16'(ew_q) + 16'd1) * 16'(Bytes) >= e_len + 16'd4);
   end
 
-  assign tx_valid_o = eq_valid;
+  // A UC/UD message's last frame starts only when its completion can be taken.
+  logic e_hold, tx_go;
+  assign e_hold = (ew_q == '0) && e_last && e_noack && !noack_ready_i;
+  assign tx_valid_o = eq_valid && !e_hold;
   assign tx_data_o = odata;
   assign tx_keep_o = okeep;
   assign tx_last_o = olast;
-  assign eq_pop = eq_valid && tx_ready_i && olast;
+  assign tx_go = tx_valid_o && tx_ready_i;
+  assign eq_pop = tx_go && olast;
 
-  assign ev_first_o = eq_valid && tx_ready_i && (ew_q == '0) && e_first;
-  assign ev_last_o = eq_valid && tx_ready_i && (ew_q == '0) && e_last;
+  assign ev_first_o = tx_go && (ew_q == '0) && e_first;
+  assign ev_last_o = tx_go && (ew_q == '0) && e_last;
+  assign noack_valid_o = tx_go && (ew_q == '0) && e_last && e_noack;
   assign ev_qpn_o = e_qpn;
   assign ev_idx_o = e_idx;
 
@@ -436,7 +447,7 @@ module rnic_tx_builder #(
       slot_busy_q <= '0;
       cnt_pkts_o <= '0;
     end else begin
-      if (eq_valid && tx_ready_i) begin
+      if (tx_go) begin
         if (olast) begin
           ew_q <= '0;
           crc_q <= rnic_pkg::IcrcSeed;

@@ -630,9 +630,9 @@ inline void self_test() {
 }
 
 // ---------------------------------------------------------------------------
-// QP context (rnic_pkg::qp_cfg_t, 407 bits)
+// QP context (rnic_pkg::qp_cfg_t, 456 bits)
 // ---------------------------------------------------------------------------
-constexpr unsigned kQpCfgW = 407;
+constexpr unsigned kQpCfgW = 456;
 struct QpCfg {
   uint8_t state = 3, qp_type = 2, pmtu = 3, access = 0;
   uint16_t pd = 0, scqn = 0, rcqn = 0;
@@ -647,6 +647,9 @@ struct QpCfg {
   uint8_t timeout = 0, retry_cnt = 0, rnr_retry = 0, min_rnr_timer = 0;
   uint8_t max_rd_atomic = 0, max_dest_rd_atomic = 0;
   uint16_t udp_sport = 0;
+  uint32_t qkey = 0;
+  uint16_t srqn = 0;
+  uint8_t use_srq = 0;
 
   void randomize(Rng &r) {  // every field, so a block reading the wrong one shows it
     state = (uint8_t)r.range(0, 7);
@@ -675,6 +678,9 @@ struct QpCfg {
     max_rd_atomic = (uint8_t)r.range(0, 15);
     max_dest_rd_atomic = (uint8_t)r.range(0, 15);
     udp_sport = (uint16_t)r.u32();
+    qkey = r.u32();
+    srqn = (uint16_t)r.u32();
+    use_srq = (uint8_t)r.range(0, 1);
   }
   Bits pack() const {
     Packer p(kQpCfgW);
@@ -703,7 +709,10 @@ struct QpCfg {
         .f(5, min_rnr_timer)
         .f(4, max_rd_atomic)
         .f(4, max_dest_rd_atomic)
-        .f(16, udp_sport);
+        .f(16, udp_sport)
+        .f(32, qkey)
+        .f(16, srqn)
+        .f(1, use_srq);
     return p.done();
   }
 };
