@@ -2,18 +2,22 @@
 //
 // A host drives a seeded random stream of MMIO reads and writes (plus
 // driver-like command scripts and doorbell bursts), holding each request
-// until mmio_ready_o; the doorbell consumers take SQ_DB/RQ_DB with random
-// ready; a C++ QP table answers qp_query_idx_o in the same cycle and drifts
-// over time (the engines move PSNs and states); the counters change at random.
+// until mmio_ready_o; the doorbell consumers take SQ_DB and RQ_DB/SRQ_DB (one
+// shared queue) with random ready; a C++ QP table answers qp_query_idx_o in
+// the same cycle and drifts over time (the engines move PSNs and states); the
+// counters change at random.
 // Checks against a model of the register map of docs/formats.md: DEV_ID,
 // CAPS for the verilated parameters, PORT_MAC/PORT_IP read back and driven on
-// port_mac_o/port_ip_o, exactly one context strobe per good CMD_GO with the
-// index and ARG0..6 written before, CMD_STATUS result 0/1/2 and no strobe for
-// a bad op or index, QP_QUERY results in CMD_OUT0/1, counters, every read
-// answered exactly one cycle later, every SQ/RQ doorbell delivered once and
-// in order with its data, MMIO back-pressure only while the doorbell's queue
-// is not ready, CQ_DB strobes, and writes to read-only or unmapped offsets
-// changing nothing.
+// port_mac_o/port_ip_o, CMD_ARG0..7 read back and on cmd_args_o (every
+// cycle), exactly one context strobe (QP/CQ/MR/SRQ_WRITE) per good CMD_GO
+// with the index and ARG0..7 written before, CMD_STATUS result 0/1/2 and no
+// strobe for a bad op or index, QP_QUERY results in CMD_OUT0/1, counters,
+// every read answered exactly one cycle later, every SQ doorbell delivered
+// once and in order, RQ and SRQ doorbells delivered once each in the order
+// written through the one receive queue, db_data_o = {SRQ, data[62:0]} (bit
+// 63 set only on SRQ_DB, forced to 0 on SQ/RQ/CQ_DB), MMIO back-pressure only
+// while the doorbell's queue is not ready, CQ_DB strobes, and writes to
+// read-only or unmapped offsets changing nothing.
 #include "Vrnic_mmio.h"
 #include "blk_common.h"
 
@@ -49,15 +53,18 @@ enum : uint16_t {
   RegSqDb = 0x1000,
   RegRqDb = 0x1008,
   RegCqDb = 0x1010,
+  RegSrqDb = 0x1018,
 };
-enum : uint8_t { CmdQpWrite = 0x01, CmdQpQuery = 0x02, CmdCqWrite = 0x10, CmdMrWrite = 0x20 };
+enum : uint8_t {
+  CmdQpWrite = 0x01,
+  CmdQpQuery = 0x02,
+  CmdCqWrite = 0x10,
+  CmdMrWrite = 0x20,
+  CmdSrqWrite = 0x30,
+};
+constexpr unsigned kArgs = 8;  // CMD_ARG0..7, all on cmd_args_o
 constexpr uint64_t kDevId = 0x524e494300010000ull;
 constexpr unsigned kMaxSge = 4;  // rnic_pkg::MaxSge
-
-// docs/formats.md lists CMD_ARG0..7 as RW, but rnic_mmio has no read path
-// for them (a read returns 0). The bench checks what the RTL does and says so
-// in its output; set to true to hold the RTL to the document.
-constexpr bool kArgsReadBack = false;
 
 namespace {
 
@@ -85,9 +92,22 @@ struct QpView {
   bool operator==(const QpView &o) const { return state == o.state && psn == o.psn; }
 };
 
+bool good_op(uint8_t op) {
+  return op == CmdQpWrite || op == CmdQpQuery || op == CmdCqWrite || op == CmdMrWrite ||
+         op == CmdSrqWrite;
+}
+// The table a command's index must lie in (SRQs: one per QP number at most).
+unsigned op_limit(uint8_t op) { return op == CmdCqWrite ? NCQ : op == CmdMrWrite ? NMR : NQP; }
+
+// What the doorbell queue receives for a write of data to a doorbell: bit 63
+// marks an SRQ doorbell (SRQ_DB) and is 0 for every other doorbell.
+uint64_t db_word(uint16_t a, uint64_t data) {
+  return (data & ~(1ull << 63)) | (uint64_t)(a == RegSrqDb) << 63;
+}
+
 bool mapped(uint16_t a) {
   return a <= RegPortIp || (a >= RegCmdArg0 && a <= RegCmdOut0 + 0x18) ||
-         (a >= RegCntTx && a <= RegCntTx + 0x18) || (a >= RegSqDb && a <= RegCqDb);
+         (a >= RegCntTx && a <= RegCntTx + 0x18) || (a >= RegSqDb && a <= RegSrqDb);
 }
 
 }  // namespace
@@ -122,7 +142,10 @@ int main(int argc, char **argv) {
 
   // Doorbells: written by the host (accepted MMIO writes) and seen by the
   // consumers (valid && ready on their port); the two lists must be equal.
+  // RQ_DB and SRQ_DB share the receive queue: one list, in write order.
   std::vector<uint64_t> sq_host, sq_seen, rq_host, rq_seen;
+  unsigned n_rq = 0, n_srq = 0, rq_switch = 0, db_hi_in = 0;
+  int rq_last_srq = -1;  // kind of the last receive-queue doorbell written
 
   top.mmio_valid_i = 0;
   top.sq_db_ready_i = 0;
@@ -139,22 +162,22 @@ int main(int argc, char **argv) {
   QpView prev_fresh;        // the queried QP's view in that cycle
 
   const unsigned kOps = 30000;
-  unsigned ops = 0, reads = 0, writes = 0, strobes[3] = {}, bad_op = 0, bad_idx = 0;
+  unsigned ops = 0, reads = 0, writes = 0, strobes[4] = {}, bad_op = 0, bad_idx = 0;
   unsigned out_reads = 0, stale_out = 0, cq_dbs = 0, db_stalls = 0, ro_writes = 0;
-  unsigned arg_reads = 0;
+  unsigned arg_reads = 0, arg_reads_nz = 0, arg7_strobes = 0, srq_bad_idx = 0, srq_stalls = 0;
   double p_sq = 0.5, p_rq = 0.5;
 
   auto rand_go = [&]() {
-    static const uint8_t good[] = {CmdQpWrite, CmdQpQuery, CmdCqWrite, CmdMrWrite};
+    static const uint8_t good[] = {CmdQpWrite, CmdQpQuery, CmdCqWrite, CmdMrWrite, CmdSrqWrite};
     uint8_t op;
     if (r.chance(0.85)) {
-      op = good[r.range(0, 3)];
+      op = good[r.range(0, std::size(good) - 1)];
     } else {
       do {
         op = (uint8_t)r.u32();
-      } while (op == CmdQpWrite || op == CmdQpQuery || op == CmdCqWrite || op == CmdMrWrite);
+      } while (good_op(op));
     }
-    const unsigned lim = op == CmdCqWrite ? NCQ : op == CmdMrWrite ? NMR : NQP;
+    const unsigned lim = op_limit(op);
     uint32_t idx;
     const unsigned k = (unsigned)r.range(0, 99);
     if (k < 75)
@@ -177,10 +200,10 @@ int main(int argc, char **argv) {
   };
   auto rand_op = [&]() {
     static const uint16_t rd_addrs[] = {
-        RegDevId,        RegCaps,           RegPortMac,        RegPortIp,    RegCmdArg0,
-        RegCmdArg0 + 8,  RegCmdArg0 + 0x38, RegCmdGo,          RegCmdStatus, RegCmdOut0,
-        RegCmdOut0 + 8,  RegCmdOut0 + 0x10, RegCmdOut0 + 0x18, RegCntTx,     RegCntTx + 8,
-        RegCntTx + 0x10, RegCntTx + 0x18,   RegSqDb,           RegRqDb,      RegCqDb};
+        RegDevId,     RegCaps,      RegPortMac,      RegPortIp,         RegCmdGo,
+        RegCmdStatus, RegCmdOut0,   RegCmdOut0 + 8,  RegCmdOut0 + 0x10, RegCmdOut0 + 0x18,
+        RegCntTx,     RegCntTx + 8, RegCntTx + 0x10, RegCntTx + 0x18,   RegSqDb,
+        RegRqDb,      RegCqDb,      RegSrqDb};
     static const uint16_t ro_addrs[] = {RegDevId,       RegCaps,  RegCmdStatus,   RegCmdOut0,
                                         RegCmdOut0 + 8, RegCntTx, RegCntTx + 0x18};
     Op o;
@@ -189,6 +212,8 @@ int main(int argc, char **argv) {
       o.we = false;
       if (r.chance(0.1)) {
         o.addr = unmapped();
+      } else if (r.chance(0.3)) {
+        o.addr = (uint16_t)(RegCmdArg0 + 8 * r.range(0, kArgs - 1));
       } else {
         o.addr = rd_addrs[r.range(0, std::size(rd_addrs) - 1)];
       }
@@ -203,10 +228,12 @@ int main(int argc, char **argv) {
       o.addr = (uint16_t)(RegCmdArg0 + 8 * r.range(0, 7));
     else if (k < 60)
       return rand_go();
-    else if (k < 75)
+    else if (k < 73)
       o.addr = RegSqDb;
-    else if (k < 88)
+    else if (k < 81)
       o.addr = RegRqDb;
+    else if (k < 88)
+      o.addr = RegSrqDb;
     else if (k < 93)
       o.addr = RegCqDb;
     else if (k < 97)
@@ -217,7 +244,7 @@ int main(int argc, char **argv) {
   };
   // The driver's rnic_cmd(): arguments, GO, status poll, query results.
   auto push_cmd_script = [&]() {
-    const unsigned nargs = (unsigned)r.range(0, 8);
+    const unsigned nargs = (unsigned)r.range(0, kArgs);
     for (unsigned i = 0; i < nargs; i++)
       script.push_back(Op{true, (uint16_t)(RegCmdArg0 + 8 * i), r.u64()});
     script.push_back(rand_go());
@@ -230,9 +257,24 @@ int main(int argc, char **argv) {
     script.push_back(Op{false, (uint16_t)(RegCmdOut0 + 8 * r.range(0, 1)), 0});
   };
   auto push_db_burst = [&]() {
+    static const uint16_t dbs[] = {RegSqDb, RegRqDb, RegSrqDb};
     const unsigned n = (unsigned)r.range(4, 24);
     for (unsigned i = 0; i < n; i++)
-      script.push_back(Op{true, r.chance(0.5) ? RegSqDb : RegRqDb, r.u64()});
+      script.push_back(Op{true, dbs[r.range(0, std::size(dbs) - 1)], r.u64()});
+  };
+  // The driver's SRQ creation: ARG0/ARG1, SRQ_WRITE, status, then the first
+  // SRQ doorbells interleaved with RQ doorbells of other QPs.
+  auto push_srq_script = [&]() {
+    script.push_back(Op{true, RegCmdArg0, r.u64()});
+    script.push_back(Op{true, (uint16_t)(RegCmdArg0 + 8), r.u64()});
+    if (r.chance(0.3)) script.push_back(Op{true, (uint16_t)(RegCmdArg0 + 0x38), r.u64()});
+    const uint32_t idx =
+        r.chance(0.8) ? (uint32_t)r.range(0, NQP - 1) : (uint32_t)r.range(NQP, 0xFFFFFF);
+    script.push_back(Op{true, RegCmdGo, CmdSrqWrite | (uint64_t)idx << 8 | (r.u64() << 32)});
+    script.push_back(Op{false, RegCmdStatus, 0});
+    const unsigned n = (unsigned)r.range(2, 12);
+    for (unsigned i = 0; i < n; i++)
+      script.push_back(Op{true, r.chance(0.5) ? RegSrqDb : RegRqDb, r.u64()});
   };
 
   for (; g_cycle < 2000000; g_cycle++) {
@@ -252,6 +294,7 @@ int main(int argc, char **argv) {
       if (script.empty() && r.chance(0.03)) push_cmd_script();
       if (script.empty() && r.chance(0.01)) push_fast_query();
       if (script.empty() && r.chance(0.01)) push_db_burst();
+      if (script.empty() && r.chance(0.01)) push_srq_script();
       if (!script.empty() && r.chance(0.9)) {
         cur = script.front();
         script.pop_front();
@@ -270,7 +313,8 @@ int main(int argc, char **argv) {
       top.mmio_wdata_i = cur.data;
     } else {  // idle: the other request fields are garbage and must not act
       top.mmio_we_i = r.chance(0.5);
-      static const uint16_t junk[] = {RegSqDb, RegRqDb, RegCqDb, RegCmdGo, RegPortMac, RegCmdArg0};
+      static const uint16_t junk[] = {RegSqDb,  RegRqDb,    RegCqDb,    RegSrqDb,
+                                      RegCmdGo, RegPortMac, RegCmdArg0, RegCmdArg0 + 0x38};
       top.mmio_addr_i = junk[r.range(0, std::size(junk) - 1)];
       top.mmio_wdata_i = r.u64();
     }
@@ -300,10 +344,17 @@ int main(int argc, char **argv) {
               (unsigned long long)top.port_mac_o, top.port_ip_o, (unsigned long long)mac, ip);
     BLK_CHECK(top.qp_query_idx_o == qidx, "qp_query_idx_o=%u, expected %u (last QP_QUERY)",
               top.qp_query_idx_o, qidx);
+    {
+      const Bits a = vget(top.cmd_args_o, kArgs * 64);
+      for (unsigned i = 0; i < kArgs; i++)
+        BLK_CHECK(a.get(64 * i, 64) == args[i], "cmd_args_o ARG%u=0x%016llx, expected 0x%016llx", i,
+                  (unsigned long long)a.get(64 * i, 64), (unsigned long long)args[i]);
+    }
 
     // ---- handshake: only a doorbell whose queue is not ready waits
     const bool is_sq = have && cur.we && cur.addr == RegSqDb;
-    const bool is_rq = have && cur.we && cur.addr == RegRqDb;
+    const bool is_srq = have && cur.we && cur.addr == RegSrqDb;
+    const bool is_rq = (have && cur.we && cur.addr == RegRqDb) || is_srq;
     if (have) {
       const bool exp_ready = is_sq ? top.sq_db_ready_i : is_rq ? top.rq_db_ready_i : true;
       BLK_CHECK(top.mmio_ready_o == exp_ready, "%s 0x%03x: mmio_ready_o=%d, expected %d",
@@ -311,6 +362,7 @@ int main(int argc, char **argv) {
     }
     const bool take = have && top.mmio_ready_o;
     if (have && !top.mmio_ready_o) db_stalls++;
+    if (is_srq && !top.mmio_ready_o) srq_stalls++;
 
     // ---- doorbell ports
     BLK_CHECK(top.sq_db_valid_o == is_sq && top.rq_db_valid_o == is_rq,
@@ -321,14 +373,16 @@ int main(int argc, char **argv) {
     BLK_CHECK(top.cq_db_valid_o == exp_cq, "cq_db_valid_o=%d, expected %d", top.cq_db_valid_o,
               exp_cq);
     if (top.sq_db_valid_o || top.rq_db_valid_o || top.cq_db_valid_o)
-      BLK_CHECK(top.db_data_o == cur.data, "db_data_o=0x%016llx, expected 0x%016llx",
-                (unsigned long long)top.db_data_o, (unsigned long long)cur.data);
+      BLK_CHECK(top.db_data_o == db_word(cur.addr, cur.data),
+                "%s 0x%04x: db_data_o=0x%016llx, expected 0x%016llx (written 0x%016llx)",
+                have ? "write" : "no request", cur.addr, (unsigned long long)top.db_data_o,
+                (unsigned long long)db_word(cur.addr, cur.data), (unsigned long long)cur.data);
     if (top.sq_db_valid_o && top.sq_db_ready_i) sq_seen.push_back(top.db_data_o);
     if (top.rq_db_valid_o && top.rq_db_ready_i) rq_seen.push_back(top.db_data_o);
     cq_dbs += top.cq_db_valid_o;
 
     // ---- command strobes
-    bool exp_wr[3] = {false, false, false};
+    bool exp_wr[4] = {false, false, false, false};
     uint8_t go_op = 0;
     uint32_t go_idx = 0;
     const bool go = take && cur.we && cur.addr == RegCmdGo;
@@ -338,18 +392,21 @@ int main(int argc, char **argv) {
       exp_wr[0] = go_op == CmdQpWrite && go_idx < NQP;
       exp_wr[1] = go_op == CmdCqWrite && go_idx < NCQ;
       exp_wr[2] = go_op == CmdMrWrite && go_idx < NMR;
+      exp_wr[3] = go_op == CmdSrqWrite && go_idx < NQP;
     }
-    const bool got_wr[3] = {(bool)top.qp_wr_o, (bool)top.cq_wr_o, (bool)top.mr_wr_o};
-    static const char *wr_name[3] = {"qp_wr_o", "cq_wr_o", "mr_wr_o"};
-    for (unsigned k = 0; k < 3; k++) {
+    const bool got_wr[4] = {(bool)top.qp_wr_o, (bool)top.cq_wr_o, (bool)top.mr_wr_o,
+                            (bool)top.srq_wr_o};
+    static const char *wr_name[4] = {"qp_wr_o", "cq_wr_o", "mr_wr_o", "srq_wr_o"};
+    for (unsigned k = 0; k < 4; k++) {
       BLK_CHECK(got_wr[k] == exp_wr[k], "%s=%d, expected %d (GO op 0x%02x index %u)", wr_name[k],
                 got_wr[k], exp_wr[k], go_op, go_idx);
       if (got_wr[k] && exp_wr[k]) {
         strobes[k]++;
         BLK_CHECK(top.cmd_idx_o == go_idx, "%s: cmd_idx_o=%u, expected %u", wr_name[k],
                   top.cmd_idx_o, go_idx);
-        const Bits a = vget(top.cmd_args_o, 7 * 64);
-        for (unsigned i = 0; i < 7; i++)
+        const Bits a = vget(top.cmd_args_o, kArgs * 64);
+        if (args[7]) arg7_strobes++;
+        for (unsigned i = 0; i < kArgs; i++)
           BLK_CHECK(a.get(64 * i, 64) == args[i], "%s: ARG%u=0x%016llx, expected 0x%016llx",
                     wr_name[k], i, (unsigned long long)a.get(64 * i, 64),
                     (unsigned long long)args[i]);
@@ -372,8 +429,9 @@ int main(int argc, char **argv) {
       } else if (a == RegPortIp) {
         v = ip;
       } else if (a >= RegCmdArg0 && a < RegCmdGo) {
-        v = kArgsReadBack ? args[(a - RegCmdArg0) / 8] : 0;
+        v = args[(a - RegCmdArg0) / 8];
         arg_reads++;
+        arg_reads_nz += v != 0;
       } else if (a == RegCmdStatus) {
         v = (uint64_t)result << 8;  // busy is never set: commands finish at once
       } else if (a == RegCmdOut0 || a == RegCmdOut0 + 8) {
@@ -404,18 +462,23 @@ int main(int argc, char **argv) {
         if (a == RegPortMac) mac = cur.data & 0xFFFFFFFFFFFFull;
         if (a == RegPortIp) ip = (uint32_t)cur.data;
         if (a >= RegCmdArg0 && a < RegCmdGo) args[(a - RegCmdArg0) / 8] = cur.data;
-        if (a == RegSqDb) sq_host.push_back(cur.data);
-        if (a == RegRqDb) rq_host.push_back(cur.data);
+        if (a == RegSqDb) sq_host.push_back(db_word(a, cur.data));
+        if (a == RegRqDb || a == RegSrqDb) {
+          const int srq = a == RegSrqDb;
+          rq_host.push_back(db_word(a, cur.data));
+          (srq ? n_srq : n_rq)++;
+          rq_switch += rq_last_srq >= 0 && rq_last_srq != srq;
+          rq_last_srq = srq;
+        }
+        if ((a == RegSqDb || a == RegRqDb || a == RegCqDb) && (cur.data >> 63)) db_hi_in++;
         if (a == RegDevId || a == RegCaps || a == RegCmdStatus || a == RegCmdOut0 ||
             a == RegCmdOut0 + 8 || a == RegCntTx || a == RegCntTx + 0x18 || !mapped(a))
           ro_writes++;
         if (go) {
-          const bool good = go_op == CmdQpWrite || go_op == CmdQpQuery || go_op == CmdCqWrite ||
-                            go_op == CmdMrWrite;
-          const unsigned lim = go_op == CmdCqWrite ? NCQ : go_op == CmdMrWrite ? NMR : NQP;
-          result = !good ? 1 : go_idx >= lim ? 2 : 0;
+          result = !good_op(go_op) ? 1 : go_idx >= op_limit(go_op) ? 2 : 0;
           bad_op += result == 1;
           bad_idx += result == 2;
+          srq_bad_idx += result == 2 && go_op == CmdSrqWrite;
           if (go_op == CmdQpQuery) {
             qidx = go_idx;
             prev_query = true;
@@ -439,31 +502,34 @@ int main(int argc, char **argv) {
       }
   };
   cmp_db("SQ", sq_host, sq_seen);
-  cmp_db("RQ", rq_host, rq_seen);
+  cmp_db("RQ/SRQ", rq_host, rq_seen);
   BLK_CHECK(ops == kOps, "only %u of %u MMIO operations done", ops, kOps);
-  BLK_CHECK(strobes[0] > 100 && strobes[1] > 100 && strobes[2] > 100 && bad_op > 50 &&
-                bad_idx > 100 && out_reads > 300 && stale_out > 10 && sq_host.size() > 3000 &&
-                rq_host.size() > 3000 && cq_dbs > 500 && db_stalls > 1000 && ro_writes > 200,
-            "weak coverage: strobes %u/%u/%u, bad op %u, bad index %u, OUT reads %u (%u right "
-            "after GO), doorbells %zu/%zu/%u, %u stall cycles, %u writes to RO/unmapped",
-            strobes[0], strobes[1], strobes[2], bad_op, bad_idx, out_reads, stale_out,
-            sq_host.size(), rq_host.size(), cq_dbs, db_stalls, ro_writes);
+  BLK_CHECK(strobes[0] > 100 && strobes[1] > 100 && strobes[2] > 100 && strobes[3] > 100 &&
+                bad_op > 50 && bad_idx > 100 && srq_bad_idx > 20 && out_reads > 300 &&
+                stale_out > 10 && sq_host.size() > 3000 && n_rq > 1500 && n_srq > 1500 &&
+                rq_switch > 1000 && db_hi_in > 1000 && srq_stalls > 200 && cq_dbs > 500 &&
+                db_stalls > 1000 && ro_writes > 200 && arg_reads_nz > 500 && arg7_strobes > 100,
+            "weak coverage: strobes %u/%u/%u/%u, bad op %u, bad index %u (SRQ %u), OUT reads %u "
+            "(%u right after GO), doorbells SQ %zu RQ %u SRQ %u (%u RQ/SRQ switches, %u with "
+            "bit 63 written) CQ %u, %u stall cycles (%u SRQ), %u writes to RO/unmapped, %u "
+            "non-zero ARG reads, %u strobes with ARG7 set",
+            strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx, srq_bad_idx, out_reads,
+            stale_out, sq_host.size(), n_rq, n_srq, rq_switch, db_hi_in, cq_dbs, db_stalls,
+            srq_stalls, ro_writes, arg_reads_nz, arg7_strobes);
   info("NQp=%u NCq=%u NMr=%u DataW=%u MaxRdOut=%u: CAPS 0x%016llx", NQP, NCQ, NMR, DATAW, MAXRD,
        (unsigned long long)caps_ref());
   info(
-      "%u MMIO ops (%u reads, %u writes): QP/CQ/MR strobes %u/%u/%u, bad op %u, bad index %u; "
-      "doorbells SQ %zu RQ %zu CQ %u, %u cycles of doorbell back-pressure; %u OUT reads",
-      ops, reads, writes, strobes[0], strobes[1], strobes[2], bad_op, bad_idx, sq_host.size(),
-      rq_host.size(), cq_dbs, db_stalls, out_reads);
+      "%u MMIO ops (%u reads, %u writes): QP/CQ/MR/SRQ strobes %u/%u/%u/%u, bad op %u, bad "
+      "index %u (SRQ_WRITE %u); doorbells SQ %zu, RQ %u + SRQ %u in one queue (%u switches "
+      "between them), CQ %u, %u written with bit 63 set on SQ/RQ/CQ_DB; %u cycles of doorbell "
+      "back-pressure (%u on SRQ_DB); %u OUT reads, %u CMD_ARG reads (%u non-zero)",
+      ops, reads, writes, strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx,
+      srq_bad_idx, sq_host.size(), n_rq, n_srq, rq_switch, cq_dbs, db_hi_in, db_stalls, srq_stalls,
+      out_reads, arg_reads, arg_reads_nz);
   info(
       "note: %u CMD_OUT reads in the cycle right after a QP_QUERY GO returned the previous "
       "query's QP (OUT registers lag the GO by one cycle)",
       stale_out);
-  if (!kArgsReadBack)
-    info(
-        "note: %u CMD_ARG reads returned 0 (docs/formats.md says RW; rnic_mmio does not read "
-        "them back)",
-        arg_reads);
   top.final();
   return finish();
 }

@@ -13,6 +13,17 @@
 // on the wire is compared byte for byte with a frame built by the C++ reference
 // from the IBA field values (headers, IPv4 checksum, pad, ICRC), and the
 // keep/last framing, trace events and counters are checked.
+//
+// No-ACK completions: noack_ready_i is driven at random (seeded, with phases
+// and long low stretches). The last frame of a UC or UD message (transport
+// bits [7:5] != 000 and ev_last) must not start while noack_ready_i is low
+// (tx_valid_o low, also after the frame was offered once), and noack_valid_o
+// must pulse exactly in the cycle its first beat is taken, with the QPN and
+// WQE index on ev_qpn_o/ev_idx_o: once per such descriptor, in frame order,
+// never for RC frames or other beats. An RC frame, once offered, stays
+// offered whatever noack_ready_i does; tx_valid_o never drops inside a frame;
+// frames leave in descriptor order (each is compared, in order, with the
+// frame of its descriptor, so a held frame is never overtaken).
 #include "Vrnic_tx_builder.h"
 #include "blk_common.h"
 
@@ -87,6 +98,10 @@ Bits pack_txd(const Txd &t) {
       .f(48, t.ud_dmac);
   return p.done();
 }
+
+// The last frame of a UC/UD message: its send WQE completes when it starts on
+// the wire (no ACK will come), through the noack handshake.
+bool noack_frame(const Txd &t) { return (t.op >> 5) != 0 && t.evl; }
 
 uint8_t mem_at(uint64_t a) {
   uint64_t x = a * 0x9E3779B97F4A7C15ull;
@@ -217,17 +232,32 @@ int main(int argc, char **argv) {
   unsigned per_op[256] = {0}, per_nchunk[5] = {0};
   unsigned ud_frames = 0, ud_other = 0, zero_pay = 0;
   uint64_t last_progress = 0;
+  // noack: descriptors that must raise noack_valid_o, in descriptor order, and
+  // the ones that did, in the order they did
+  std::vector<unsigned> na_exp, na_seen;
+  unsigned rc_evl = 0;             // RC descriptors with ev_last (never noack)
+  bool head_offered = false;       // the head frame's first beat has been offered
+  unsigned na_hold_cycles = 0;     // head was a noack frame held by noack_ready_i low
+  unsigned na_held_frames = 0;     // noack frames offered, then held at least once
+  unsigned na_withdrawn = 0;       // tx_valid_o fell without a transfer (noack hold)
+  unsigned rc_offered_na_low = 0;  // RC head offered while noack_ready_i was low
+  bool head_held = false;
+  bool prev_valid_wait = false;  // tx_valid_o high, not taken, in the previous cycle
+  unsigned na_low_left = 0;      // cycles of a forced low stretch of noack_ready_i
 
   // back-pressure profile
-  double p_txd = 0.8, p_req = 0.8, p_beat = 0.8, p_tx = 0.8;
+  double p_txd = 0.8, p_req = 0.8, p_beat = 0.8, p_tx = 0.8, p_na = 0.8;
   auto set_phase = [&](unsigned k) {
-    static const double ph[][4] = {{1, 1, 1, 1},       {0.7, 0.6, 0.7, 0.7}, {1, 1, 1, 0.15},
-                                   {0.5, 0.2, 0.3, 1}, {1, 0.9, 0.95, 0.5},  {0.3, 1, 0.5, 0.9}};
-    const double *p = ph[k % 6];
+    static const double ph[][5] = {{1, 1, 1, 1, 1},          {0.7, 0.6, 0.7, 0.7, 0.5},
+                                   {1, 1, 1, 0.15, 0.9},     {0.5, 0.2, 0.3, 1, 0.1},
+                                   {1, 0.9, 0.95, 0.5, 0.7}, {0.3, 1, 0.5, 0.9, 0.3},
+                                   {1, 1, 1, 1, 0.05}};
+    const double *p = ph[k % 7];
     p_txd = p[0];
     p_req = p[1];
     p_beat = p[2];
     p_tx = p[3];
+    p_na = p[4];
   };
 
   top.clk_i = 0;
@@ -238,6 +268,7 @@ int main(int argc, char **argv) {
   top.rd_req_ready_i = 0;
   top.rd_rsp_valid_i = 0;
   top.tx_ready_i = 0;
+  top.noack_ready_i = 0;
   reset_dut(top);
 
   bool txd_offered = false;
@@ -274,6 +305,14 @@ int main(int argc, char **argv) {
     }
     top.rd_rsp_valid_i = rd_offered;
     top.tx_ready_i = r.chance(p_tx);
+    // noack consumer: random ready, now and then low for a long stretch
+    if (!na_low_left && r.chance(0.003)) na_low_left = (unsigned)r.range(20, 400);
+    if (na_low_left) {
+      na_low_left--;
+      top.noack_ready_i = 0;
+    } else {
+      top.noack_ready_i = r.chance(p_na);
+    }
     top.eval();
     // Context read port: the table answers ctx_idx_o in the same cycle.
     {
@@ -289,6 +328,7 @@ int main(int argc, char **argv) {
     const bool rsp_take = top.rd_rsp_valid_i && top.rd_rsp_ready_o;
     const bool tx_take = top.tx_valid_o && top.tx_ready_i;
     const bool tx_last = top.tx_last_o;
+    const bool na_ready = top.noack_ready_i;
 
     if (trace) {
       if (txd_take)
@@ -301,6 +341,9 @@ int main(int argc, char **argv) {
       if (rsp_take)
         std::printf("%6llu rd_rsp beat %u last %d err %d\n", (unsigned long long)g_cycle, rd_beat,
                     top.rd_rsp_last_i, top.rd_rsp_err_i);
+      if (top.noack_valid_o)
+        std::printf("%6llu noack qpn %x idx %u\n", (unsigned long long)g_cycle, top.ev_qpn_o,
+                    top.ev_idx_o);
       if (tx_take) {
         uint8_t l[kBytes];
         vget_bytes(top.tx_data_o, l);
@@ -331,7 +374,8 @@ int main(int argc, char **argv) {
         rdq.push_back({ck.addr, ck.len, ck.err, g_cycle + r.range(1, 24)});
       }
     }
-    const bool first = tx_take && cur_frame.empty();
+    const bool started = !cur_frame.empty();  // beats of the head frame went out before
+    const bool first = tx_take && !started;
     if (tx_take) {
       uint8_t lanes[kBytes];
       vget_bytes(top.tx_data_o, lanes);
@@ -365,6 +409,63 @@ int main(int argc, char **argv) {
     BLK_CHECK(first || (!top.ev_first_o && !top.ev_last_o),
               "ev_first_o/ev_last_o pulse outside the first beat of a frame");
 
+    // ---- noack: the head frame (next to start, or on the wire) decides
+    {
+      const bool head = !exp_frames.empty();
+      const unsigned hi = head ? exp_frames.front() : 0;
+      const bool na = head && noack_frame(txds[hi]);
+      const bool exp_pulse = first && na;
+      BLK_CHECK(top.noack_valid_o == exp_pulse,
+                "noack_valid_o=%d, expected %d (frame %u, descriptor %u %s ev_last %d, %s, "
+                "noack_ready_i %d)",
+                top.noack_valid_o, exp_pulse, frames_done, hi, head ? op_name(txds[hi].op) : "-",
+                head ? txds[hi].evl : 0,
+                first     ? "first beat taken"
+                : tx_take ? "later beat taken"
+                          : "no beat taken",
+                na_ready);
+      if (top.noack_valid_o) {
+        na_seen.push_back(hi);
+        BLK_CHECK(top.ev_qpn_o == txds[hi].qpn && top.ev_idx_o == txds[hi].idx,
+                  "frame %u: noack qpn=0x%x idx=%u, expected 0x%x/%u", frames_done, top.ev_qpn_o,
+                  top.ev_idx_o, txds[hi].qpn, txds[hi].idx);
+        BLK_CHECK(top.ev_last_o, "frame %u: noack_valid_o without ev_last_o", frames_done);
+      }
+      if (!started && na && !na_ready) {
+        // A UC/UD message's last frame does not start while the completion
+        // cannot be taken.
+        BLK_CHECK(!top.tx_valid_o,
+                  "frame %u (descriptor %u, %s, ev_last): tx_valid_o high while noack_ready_i "
+                  "is low",
+                  frames_done, hi, op_name(txds[hi].op));
+        na_hold_cycles++;
+        if (head_offered && !head_held) {
+          head_held = true;
+          na_held_frames++;
+        }
+      }
+      if (head && !started && head_offered) {
+        // Once offered, a frame stays offered until it starts; only a noack
+        // frame follows noack_ready_i.
+        const bool exp_valid = na ? na_ready : true;
+        BLK_CHECK(top.tx_valid_o == exp_valid,
+                  "frame %u (descriptor %u, %s, ev_last %d): offered before, tx_valid_o=%d now "
+                  "(noack_ready_i %d)",
+                  frames_done, hi, op_name(txds[hi].op), txds[hi].evl, top.tx_valid_o, na_ready);
+        if (!na && !na_ready) rc_offered_na_low++;
+      }
+      if (started)  // within a frame, tx_valid_o never drops
+        BLK_CHECK(top.tx_valid_o, "frame %u: tx_valid_o low in the middle of the frame",
+                  frames_done);
+      if (prev_valid_wait && !top.tx_valid_o) na_withdrawn++;
+      prev_valid_wait = top.tx_valid_o && !top.tx_ready_i;
+      if (top.tx_valid_o && !started && !first) head_offered = true;
+      if (first) {
+        head_offered = false;
+        head_held = false;
+      }
+    }
+
     top.clk_i = 1;
     top.eval();
 
@@ -378,6 +479,8 @@ int main(int argc, char **argv) {
       per_nchunk[t.chunks.size()]++;
       if (t.ud_en) (op_deth(t.op) ? ud_frames : ud_other)++;
       if (!t.pay_len) zero_pay++;
+      if (noack_frame(t)) na_exp.push_back(next_txd);
+      if (t.evl && !noack_frame(t)) rc_evl++;
       next_txd++;
       txd_offered = false;
       last_progress = g_cycle;
@@ -486,12 +589,33 @@ int main(int argc, char **argv) {
   }
   BLK_CHECK(ud_frames > 0 && ud_other > 0, "ud_en not exercised (%u UD, %u other)", ud_frames,
             ud_other);
+  // noack: once per UC/UD descriptor with ev_last, in frame order
+  BLK_CHECK(na_seen.size() == na_exp.size(), "noack_valid_o %zu times, %zu UC/UD ev_last frames",
+            na_seen.size(), na_exp.size());
+  for (size_t i = 0; i < std::min(na_seen.size(), na_exp.size()); i++)
+    if (na_seen[i] != na_exp[i]) {
+      fail("noack #%zu: descriptor %u, expected descriptor %u", i, na_seen[i], na_exp[i]);
+      break;
+    }
+  BLK_CHECK(na_exp.size() > 200 && rc_evl > 200 && na_hold_cycles > 1000 && na_held_frames > 20 &&
+                rc_offered_na_low > 100,
+            "weak noack coverage: %zu UC/UD last frames, %u RC ev_last frames, %u hold cycles, "
+            "%u frames held after being offered, %u cycles an offered RC frame saw noack_ready_i "
+            "low",
+            na_exp.size(), rc_evl, na_hold_cycles, na_held_frames, rc_offered_na_low);
   info(
       "%u frames, %llu payload reads (%llu with err), per chunk count %u/%u/%u/%u/%u, %u with "
       "no payload, ud_en on %u UD and %u other frames; frames per opcode %s",
       frames_done, (unsigned long long)reads, (unsigned long long)err_rsp, per_nchunk[0],
       per_nchunk[1], per_nchunk[2], per_nchunk[3], per_nchunk[4], zero_pay, ud_frames, ud_other,
       ops.c_str());
+  info(
+      "noack: %zu pulses for %zu UC/UD last frames, %u RC frames with ev_last and none; %u "
+      "cycles a UC/UD last frame waited for noack_ready_i (%u frames held after being offered, "
+      "%u times tx_valid_o fell without a transfer); %u cycles an offered RC frame stayed "
+      "offered with noack_ready_i low",
+      na_seen.size(), na_exp.size(), rc_evl, na_hold_cycles, na_held_frames, na_withdrawn,
+      rc_offered_na_low);
   top.final();
   return finish();
 }
