@@ -603,9 +603,12 @@ static bool node_ok(const rnic_sim *sim, unsigned node, const char *fn)
 static std::mutex global_lock;
 static rnic_sim *global_sim;
 
-/* RNIC_WIRE_STATS=<1, stderr, stdout or a file>: the fault counters. */
-static void wire_stats(const rnic_sim *sim)
+/* RNIC_WIRE_STATS=<1, stderr, stdout or a file>: the fault counters, and for
+ * each node the frames its RTL took and dropped (CNT_RX_PKTS, CNT_RX_DROP),
+ * read once the wire is quiet. The program is exiting: callbacks are off. */
+static void wire_stats(rnic_sim *sim)
 {
+	constexpr uint32_t kRegCntRxPkts = 0x208, kRegCntRxDrop = 0x210;
 	const char *e = std::getenv("RNIC_WIRE_STATS");
 	FILE *f;
 
@@ -617,10 +620,23 @@ static void wire_stats(const rnic_sim *sim)
 		std::fprintf(stderr, "rnic model: cannot open %s\n", e);
 		return;
 	}
+	uint64_t pkts[RNIC_SIM_MAX_NODES], drop[RNIC_SIM_MAX_NODES];
+
+	rnic_sim_set_event_cb(sim, nullptr, nullptr);
+	rnic_sim_set_irq_cb(sim, nullptr, nullptr);
+	for (unsigned k = 0; k < 1000 && !sim->in_cb && !sim->net.idle(); k++)
+		sim->run(100);
+	for (unsigned i = 0; i < sim->n; i++) {
+		pkts[i] = rnic_sim_mmio_read(sim, i, kRegCntRxPkts);	/* ~0 in a callback */
+		drop[i] = rnic_sim_mmio_read(sim, i, kRegCntRxDrop);
+	}
 	print_fault_header(f);
-	for (unsigned i = 0; i < sim->n; i++)
+	for (unsigned i = 0; i < sim->n; i++) {
 		for (unsigned d = 0; d < 2; d++)
 			print_fault_counts(f, i, d, sim->net.fault_counts(i, d));
+		std::fprintf(f, "%4u rtl rx_pkts %llu rx_drop %llu%s\n", i, (unsigned long long)pkts[i],
+			     (unsigned long long)drop[i], sim->net.idle() ? "" : " (wire not idle)");
+	}
 	if (f != stdout && f != stderr)
 		std::fclose(f);
 	else

@@ -69,6 +69,17 @@ public:
 	/* A frame from @node whose last beat leaves at edge @cycle. */
 	void inject(unsigned node, uint64_t cycle, const uint8_t *data, size_t len);
 
+	/* Nothing in flight, held back, queued or being sent. */
+	bool idle() const
+	{
+		if (!flight_.empty() || nheld_)
+			return false;
+		for (unsigned i = 0; i < cfg_.nodes; i++)
+			if (!port_[i].rxq.empty() || port_[i].tx_buf >= 0)
+				return false;
+		return true;
+	}
+
 	/* @node's RX queue, for tests that drive the wire without the RTL (not
 	 * to be mixed with drive()/sample() on that node). */
 	size_t rx_queued(unsigned node) const { return port_[node].rxq.size(); }
