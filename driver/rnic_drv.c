@@ -623,6 +623,49 @@ int rnic_mr_dereg(struct rnic_dev *dev, struct rnic_mr *mr)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Memory windows                                                           */
+/* ------------------------------------------------------------------------ */
+
+int rnic_mw_alloc(struct rnic_dev *dev, uint32_t pdn, int type2,
+		  struct rnic_mw *mw)
+{
+	uint64_t args[4] = { 0, 0, 0, 0 };
+	uint32_t index;
+	uint8_t key;
+	int ret;
+
+	rnic_lock();
+	if (bm_alloc(&dev->mr_map, 1, &index)) {
+		ret = ENOMEM;
+		goto out;
+	}
+	key = dev->key_next++;
+	mw->index = index;
+	mw->key = RNIC_KEY(index, key);
+	mw->pdn = pdn;
+	mw->type2 = !!type2;
+	args[0] = rnic_mw_arg0(key, pdn, type2);
+	ret = rnic_cmd(dev, RNIC_CMD_MR_WRITE, index, args, 4, NULL, 0);
+	if (ret)
+		bm_free(&dev->mr_map, index);
+out:
+	rnic_unlock();
+	return ret;
+}
+
+int rnic_mw_free(struct rnic_dev *dev, struct rnic_mw *mw)
+{
+	uint64_t args[4] = { rnic_mr_arg0(RNIC_KEY_BYTE(mw->key), 0, 0, 0), 0, 0, 0 };
+	int ret;
+
+	rnic_lock();
+	ret = rnic_cmd(dev, RNIC_CMD_MR_WRITE, mw->index, args, 4, NULL, 0);
+	bm_free(&dev->mr_map, mw->index);
+	rnic_unlock();
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
 /* CQ                                                                       */
 /* ------------------------------------------------------------------------ */
 

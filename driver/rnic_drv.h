@@ -49,7 +49,8 @@ struct rnic_biglock {
 	unsigned long owner;	/* pthread_self() of a recursive owner, 0 if none */
 };
 
-extern struct rnic_biglock rnic_biglock;
+/* Hidden: inside libibverbs.so the data path reaches it without a GOT load. */
+extern struct rnic_biglock rnic_biglock __attribute__((visibility("hidden")));
 
 /* Contended acquisition: spin a little, then yield until @ticket is served. */
 void rnic_lock_wait(unsigned int ticket);
@@ -236,6 +237,29 @@ int rnic_mr_reg(struct rnic_dev *dev, uint32_t pdn, void *addr, size_t len,
 int rnic_mr_dereg(struct rnic_dev *dev, struct rnic_mr *mr);
 
 /* ------------------------------------------------------------------------ */
+/* Memory windows                                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A memory window takes an index of the MR key space (lkey = rkey =
+ * index << 8 | key byte). Allocation writes its MR-table entry with
+ * MR_WRITE: window bit, type, PD, key byte, not valid (unbound). The
+ * hardware makes it valid on BIND_MW (and writes VA, length, access, IOVA
+ * and, for type 2, the QPN) and invalid again on invalidation.
+ */
+struct rnic_mw {
+	uint32_t index;
+	uint32_t key;		/* rkey as allocated */
+	uint32_t pdn;
+	int type2;
+};
+
+int rnic_mw_alloc(struct rnic_dev *dev, uint32_t pdn, int type2,
+		  struct rnic_mw *mw);
+/* Invalidate the entry (not valid, not a window); always frees the index. */
+int rnic_mw_free(struct rnic_dev *dev, struct rnic_mw *mw);
+
+/* ------------------------------------------------------------------------ */
 /* CQ                                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -265,6 +289,7 @@ static inline void rnic_cq_arm(struct rnic_dev *dev, const struct rnic_cq *cq,
 /* ------------------------------------------------------------------------ */
 
 struct rnic_qp_init {
+	enum ibv_qp_type type;	/* IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD */
 	uint32_t pdn;
 	uint32_t scqn;
 	uint32_t rcqn;
@@ -272,6 +297,7 @@ struct rnic_qp_init {
 	uint32_t max_recv_wr;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
 };
 
 struct rnic_wq_geom {
@@ -280,11 +306,13 @@ struct rnic_wq_geom {
 	unsigned int log_size;
 	unsigned int log_stride;	/* 6, 7 or 8 */
 	uint32_t max_sge;	/* data segments that fit a WQE */
+	uint32_t max_inline;	/* SQ: inline bytes that fit every inline-capable WQE */
 	uint64_t iova;
 };
 
 struct rnic_qp {
 	uint32_t qpn;
+	enum ibv_qp_type type;
 	enum ibv_qp_state state;	/* as last written to the hardware */
 	struct rnic_wq_geom sq, rq;
 	struct rnic_dbrec *dbrec;
@@ -296,13 +324,29 @@ struct rnic_qp {
 	struct rnic_qp_ctx ctx;	/* context as last written (flags cleared) */
 };
 
-/* Allocate a QPN and the rings, and write the context in state RESET. */
+/*
+ * Allocate a QPN and the rings, and write the context in state RESET.
+ *
+ * SQ stride: the smallest of 64, 128, 256 bytes that holds the largest
+ * WQE the QP type can build with the requested SGEs or inline data
+ * (control segment, the opcode's address segments, then the data segments
+ * or the inline segment; docs/formats.md). EINVAL if that exceeds 256
+ * bytes. The geometry reports what really fits: sq.max_sge and
+ * sq.max_inline may exceed the request.
+ */
 int rnic_qp_create(struct rnic_dev *dev, const struct rnic_qp_init *init,
 		   struct rnic_qp *qp);
 
-/* The QP state machine for RC (IBA 11.2.5 / ibv_modify_qp(3)): checks the
- * transition and the attribute mask, validates the attributes, resolves the
- * RoCE address, writes the whole context with QP_WRITE and the flags of the
+/* Send WQE sizes, in 16-byte segments, as rnic_qp_create() sizes them. */
+static inline unsigned int rnic_inline_segs(uint32_t len)
+{
+	return len ? (RNIC_INLINE_HDR + len + RNIC_SEG_SIZE - 1) / RNIC_SEG_SIZE : 0;
+}
+
+/* The QP state machine of RC, UC and UD QPs (IBA 11.2.5 / ibv_modify_qp(3),
+ * the masks of the kernel's ib_modify_qp_is_ok()): checks the transition
+ * and the attribute mask, validates the attributes, resolves the RoCE
+ * address, writes the whole context with QP_WRITE and the flags of the
  * transition. EINVAL on an illegal transition, mask or attribute. On success
  * qp->state, qp->attr and qp->ctx are updated. */
 int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
@@ -316,7 +360,7 @@ int rnic_qp_query_hw(struct rnic_dev *dev, const struct rnic_qp *qp,
  * QPN; always releases the resources. */
 int rnic_qp_destroy(struct rnic_dev *dev, struct rnic_qp *qp);
 
-/* Legal-transition check only (used by tests): 0 or EINVAL. */
+/* Legal-transition check of an RC QP only (used by tests): 0 or EINVAL. */
 int rnic_qp_check_transition(enum ibv_qp_state cur, enum ibv_qp_state next,
 			     int mask);
 

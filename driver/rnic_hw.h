@@ -96,13 +96,29 @@ static inline uint64_t rnic_cq_arg0(unsigned int log_size, int valid)
 	return (uint64_t)(log_size & 0x1f) | ((uint64_t)!!valid << 8);
 }
 
-/* MR_WRITE: ARG0 [7:0] key byte, [15:8] access, [31:16] PD, [32] valid;
- * ARG1 VA; ARG2 length; ARG3 IOVA of the VA. */
+/* MR_WRITE: ARG0 [7:0] key byte, [15:8] access, [31:16] PD, [32] valid,
+ * [33] memory window, [34] type 2 window, [63:40] QPN a type 2 window is
+ * bound to (written by the hardware on bind); ARG1 VA; ARG2 length; ARG3
+ * IOVA of the VA. */
+#define RNIC_MR_F_VALID		(1ULL << 32)
+#define RNIC_MR_F_MW		(1ULL << 33)
+#define RNIC_MR_F_MW_TYPE2	(1ULL << 34)
+#define RNIC_MR_QPN_SHIFT	40
+
 static inline uint64_t rnic_mr_arg0(uint8_t key, unsigned int access,
 				    uint32_t pd, int valid)
 {
 	return (uint64_t)key | ((uint64_t)(access & 0xff) << 8) |
 	       ((uint64_t)(pd & 0xffff) << 16) | ((uint64_t)!!valid << 32);
+}
+
+/* MR_WRITE of a memory window entry as the driver writes it (allocation):
+ * not valid (unbound), window, its type; the hardware fills the rest on
+ * bind. */
+static inline uint64_t rnic_mw_arg0(uint8_t key, uint32_t pd, int type2)
+{
+	return rnic_mr_arg0(key, 0, pd, 0) | RNIC_MR_F_MW |
+	       (type2 ? RNIC_MR_F_MW_TYPE2 : 0);
 }
 
 /* lkey = rkey = (mr_index << 8) | key_byte; MR index 0 is never used. */
@@ -111,10 +127,10 @@ static inline uint64_t rnic_mr_arg0(uint8_t key, unsigned int access,
 #define RNIC_KEY_BYTE(k)	((uint8_t)((k) & 0xff))
 
 /* ------------------------------------------------------------------------ */
-/* QP context (QP_WRITE ARG0..6)                                            */
+/* QP context (QP_WRITE ARG0..7)                                            */
 /* ------------------------------------------------------------------------ */
 
-#define RNIC_QP_CTX_WORDS	7
+#define RNIC_QP_CTX_WORDS	8
 
 /* W1 [31:24] flags */
 enum rnic_qp_ctx_flags {
@@ -126,10 +142,12 @@ enum rnic_qp_ctx_flags {
 
 /* QP type field (W0 [6:4]): the values of enum ibv_qp_type. */
 #define RNIC_QPT_RC		2
+#define RNIC_QPT_UC		3
+#define RNIC_QPT_UD		4
 
 struct rnic_qp_ctx {
 	uint8_t state;		/* enum ibv_qp_state */
-	uint8_t type;		/* enum ibv_qp_type, only RC */
+	uint8_t type;		/* enum ibv_qp_type: RC, UC or UD */
 	uint8_t pmtu;		/* enum ibv_mtu */
 	uint8_t access;		/* ibv_access_flags [3:0] */
 	uint16_t pd;
@@ -154,6 +172,7 @@ struct rnic_qp_ctx {
 	uint8_t max_rd_atomic;	/* 4 bits: READs/atomics this QP may have outstanding */
 	uint8_t max_dest_rd_atomic;	/* 4 bits: ... it accepts from its peer */
 	uint16_t udp_sport;
+	uint32_t qkey;		/* W7: Q_Key of a UD QP */
 };
 
 static inline uint64_t rnic_bits(uint64_t v, unsigned int lo, unsigned int width)
@@ -189,6 +208,7 @@ static inline void rnic_qp_ctx_pack(const struct rnic_qp_ctx *c,
 	       rnic_bits(c->rnr_retry, 12, 3) | rnic_bits(c->min_rnr_timer, 16, 5) |
 	       rnic_bits(c->max_rd_atomic, 24, 4) | rnic_bits(c->max_dest_rd_atomic, 28, 4) |
 	       rnic_bits(c->udp_sport, 32, 16);
+	w[7] = c->qkey;
 }
 
 static inline void rnic_qp_ctx_unpack(const uint64_t w[RNIC_QP_CTX_WORDS],
@@ -220,6 +240,7 @@ static inline void rnic_qp_ctx_unpack(const uint64_t w[RNIC_QP_CTX_WORDS],
 	c->max_rd_atomic = rnic_getbits(w[6], 24, 4);
 	c->max_dest_rd_atomic = rnic_getbits(w[6], 28, 4);
 	c->udp_sport = rnic_getbits(w[6], 32, 16);
+	c->qkey = (uint32_t)w[7];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -265,9 +286,12 @@ enum rnic_wqe_op {
 	RNIC_WQE_OP_WRITE_IMM = 0x09,
 	RNIC_WQE_OP_SEND = 0x0a,
 	RNIC_WQE_OP_SEND_IMM = 0x0b,
+	RNIC_WQE_OP_SEND_INV = 0x0c,
 	RNIC_WQE_OP_READ = 0x10,
 	RNIC_WQE_OP_CMP_SWAP = 0x11,
 	RNIC_WQE_OP_FETCH_ADD = 0x12,
+	RNIC_WQE_OP_LOCAL_INV = 0x13,
+	RNIC_WQE_OP_BIND_MW = 0x14,
 };
 
 /* Control-segment flags */
@@ -275,7 +299,13 @@ enum rnic_wqe_flags {
 	RNIC_WQE_F_SIGNALED = 1 << 0,
 	RNIC_WQE_F_SOLICITED = 1 << 1,
 	RNIC_WQE_F_FENCE = 1 << 2,
+	RNIC_WQE_F_INLINE = 1 << 3,
 };
+
+/* Inline segment: a LE u32 of this flag | length, then the data bytes,
+ * padded with zeros to a multiple of 16 bytes. */
+#define RNIC_INLINE_SEG		0x80000000u
+#define RNIC_INLINE_HDR		4
 
 /* Control segment, always first in a send WQE. */
 struct rnic_wqe_ctrl {
@@ -284,7 +314,8 @@ struct rnic_wqe_ctrl {
 	uint16_t wqe_idx;	/* LE, free-running producer index */
 	uint8_t ds;		/* 16-byte segments including this one */
 	uint8_t rsvd0[3];
-	uint32_t imm;		/* bytes of wr.imm_data (network order) */
+	uint32_t imm;		/* bytes of wr.imm_data (network order); SEND_WITH_INV,
+				 * LOCAL_INV: the rkey to invalidate (LE) */
 	uint32_t rsvd1;
 };
 
@@ -292,6 +323,38 @@ struct rnic_wqe_ctrl {
 struct rnic_wqe_raddr {
 	uint64_t va;		/* LE */
 	uint32_t rkey;		/* LE */
+	uint32_t rsvd;
+};
+
+/* Atomic segment (after the remote address segment). */
+struct rnic_wqe_atomic {
+	uint64_t swap_add;	/* LE: swap value (CMP_AND_SWP), add value (FETCH_AND_ADD) */
+	uint64_t compare;	/* LE: compare value (CMP_AND_SWP) */
+};
+
+/* UD address segments A and B (UD sends, after the control segment). */
+struct rnic_wqe_ud_a {
+	uint32_t dest_qpn;	/* LE, 24 bits */
+	uint32_t qkey;		/* LE */
+	uint32_t dest_ip;	/* LE, first octet in [31:24] (as PORT_IP) */
+	uint32_t rsvd;
+};
+
+struct rnic_wqe_ud_b {
+	uint64_t dest_mac;	/* LE, byte 0 of the address in [47:40] */
+	uint64_t rsvd;
+};
+
+/* BIND_MW segments A and B. */
+struct rnic_wqe_bind_a {
+	uint32_t new_rkey;	/* LE: the window's rkey after the bind */
+	uint32_t mr_lkey;	/* LE: the MR the window lies in */
+	uint64_t va;		/* LE: start of the window */
+};
+
+struct rnic_wqe_bind_b {
+	uint64_t len;		/* LE: length of the window, 0 unbinds */
+	uint32_t access;	/* LE: enum ibv_access_flags of the window */
 	uint32_t rsvd;
 };
 
@@ -318,7 +381,9 @@ struct rnic_rwqe_hdr {
 #define RNIC_LOG_CQE_SIZE	6
 
 enum rnic_cqe_flags {
-	RNIC_CQE_F_IMM = 1 << 0,
+	RNIC_CQE_F_IMM = 1 << 0,	/* bytes 4-7: immediate data */
+	RNIC_CQE_F_GRH = 1 << 1,	/* UD receive: GRH in the first 40 bytes */
+	RNIC_CQE_F_INV = 1 << 2,	/* bytes 4-7: invalidated rkey (LE) */
 	RNIC_CQE_F_SOLICITED = 1 << 3,
 };
 
@@ -355,6 +420,11 @@ static_assert(offsetof(struct rnic_wqe_ctrl, ds) == 4, "ctrl ds");
 static_assert(offsetof(struct rnic_wqe_ctrl, imm) == 8, "ctrl imm");
 static_assert(sizeof(struct rnic_wqe_raddr) == 16, "raddr segment");
 static_assert(sizeof(struct rnic_wqe_data) == 16, "data segment");
+static_assert(sizeof(struct rnic_wqe_atomic) == 16, "atomic segment");
+static_assert(sizeof(struct rnic_wqe_ud_a) == 16, "UD address A");
+static_assert(sizeof(struct rnic_wqe_ud_b) == 16, "UD address B");
+static_assert(sizeof(struct rnic_wqe_bind_a) == 16, "bind A");
+static_assert(sizeof(struct rnic_wqe_bind_b) == 16, "bind B");
 static_assert(sizeof(struct rnic_rwqe_hdr) == 16, "recv header");
 static_assert(sizeof(struct rnic_cqe) == RNIC_CQE_SIZE, "cqe size");
 static_assert(offsetof(struct rnic_cqe, wqe_idx) == 12, "cqe wqe_idx");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * rnic_qp.c - QP rings, QP contexts and the RC QP state machine.
+ * rnic_qp.c - QP rings, QP contexts and the QP state machine of RC, UC and
+ * UD QPs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,22 +18,42 @@
 /* State machine                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* Index of a QP type in the attribute-mask tables. */
+enum { QPT_I_RC, QPT_I_UC, QPT_I_UD, QPT_I_N };
+
+static int qpt_index(enum ibv_qp_type t)
+{
+	switch (t) {
+	case IBV_QPT_RC:
+		return QPT_I_RC;
+	case IBV_QPT_UC:
+		return QPT_I_UC;
+	case IBV_QPT_UD:
+		return QPT_I_UD;
+	default:
+		return -1;
+	}
+}
+
 struct rnic_qp_trans {
 	uint8_t valid;
 	uint8_t flags;		/* enum rnic_qp_ctx_flags written with the context */
-	int req;		/* required attributes besides IBV_QP_STATE */
-	int opt;		/* optional attributes */
+	int req[QPT_I_N];	/* required attributes besides IBV_QP_STATE */
+	int opt[QPT_I_N];	/* optional attributes */
 };
 
 #define RNIC_QPF_RESET_BOTH	(RNIC_QPF_RESET_SQ | RNIC_QPF_RESET_RQ)
 #define TO_RESET		{ .valid = 1, .flags = RNIC_QPF_RESET_BOTH }
 #define TO_ERR			{ .valid = 1 }
+#define ALL3(m)			{ m, m, m }
 
 /*
- * Legal transitions of an RC QP and their attribute masks (IBA table 91 and
- * ibv_modify_qp(3); the same table the kernel's ib_modify_qp_is_ok() uses).
- * SQD and SQE are not implemented by the hardware: transitions into them are
- * refused; a QP is never found in them.
+ * Legal transitions and their attribute masks per QP type (IBA table 91
+ * and ibv_modify_qp(3); the same table the kernel's ib_modify_qp_is_ok()
+ * uses). UC is RC without the READ/atomic, timeout and retry attributes;
+ * UD needs the Q_Key at INIT, nothing at RTR and the SQ PSN at RTS.
+ * SQD and SQE are not implemented by the hardware: transitions into them
+ * are refused; a QP is never found in them.
  */
 static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
 	[IBV_QPS_RESET] = {
@@ -40,7 +61,14 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 		[IBV_QPS_INIT] = {
 			.valid = 1,
 			.flags = RNIC_QPF_RESET_BOTH,
-			.req = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			.req = {
+				[QPT_I_RC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_ACCESS_FLAGS,
+				[QPT_I_UC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_ACCESS_FLAGS,
+				[QPT_I_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_QKEY,
+			},
 		},
 	},
 	[IBV_QPS_INIT] = {
@@ -48,16 +76,33 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 		[IBV_QPS_ERR] = TO_ERR,
 		[IBV_QPS_INIT] = {
 			.valid = 1,
-			.opt = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			.opt = {
+				[QPT_I_RC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_ACCESS_FLAGS,
+				[QPT_I_UC] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_ACCESS_FLAGS,
+				[QPT_I_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_QKEY,
+			},
 		},
 		[IBV_QPS_RTR] = {
 			.valid = 1,
 			.flags = RNIC_QPF_LOAD_RQ_PSN,
-			.req = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			       IBV_QP_MIN_RNR_TIMER,
-			.opt = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
-			       IBV_QP_PKEY_INDEX,
+			.req = {
+				[QPT_I_RC] = IBV_QP_AV | IBV_QP_PATH_MTU |
+					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					     IBV_QP_MAX_DEST_RD_ATOMIC |
+					     IBV_QP_MIN_RNR_TIMER,
+				[QPT_I_UC] = IBV_QP_AV | IBV_QP_PATH_MTU |
+					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+			},
+			.opt = {
+				[QPT_I_RC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					     IBV_QP_PKEY_INDEX,
+				[QPT_I_UC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					     IBV_QP_PKEY_INDEX,
+				[QPT_I_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+			},
 		},
 	},
 	[IBV_QPS_RTR] = {
@@ -66,11 +111,21 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 		[IBV_QPS_RTS] = {
 			.valid = 1,
 			.flags = RNIC_QPF_LOAD_SQ_PSN,
-			.req = IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
-			.opt = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
-			       IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
-			       IBV_QP_PATH_MIG_STATE,
+			.req = {
+				[QPT_I_RC] = IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					     IBV_QP_MAX_QP_RD_ATOMIC,
+				[QPT_I_UC] = IBV_QP_SQ_PSN,
+				[QPT_I_UD] = IBV_QP_SQ_PSN,
+			},
+			.opt = {
+				[QPT_I_RC] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
+					     IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
+					     IBV_QP_PATH_MIG_STATE,
+				[QPT_I_UC] = IBV_QP_CUR_STATE | IBV_QP_ALT_PATH |
+					     IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE,
+				[QPT_I_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+			},
 		},
 	},
 	[IBV_QPS_RTS] = {
@@ -78,9 +133,14 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 		[IBV_QPS_ERR] = TO_ERR,
 		[IBV_QPS_RTS] = {
 			.valid = 1,
-			.opt = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
-			       IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
-			       IBV_QP_MIN_RNR_TIMER,
+			.opt = {
+				[QPT_I_RC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+					     IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
+					     IBV_QP_MIN_RNR_TIMER,
+				[QPT_I_UC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+					     IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE,
+				[QPT_I_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+			},
 		},
 	},
 	[IBV_QPS_SQD] = {
@@ -97,19 +157,21 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 	},
 };
 
-static const struct rnic_qp_trans *qp_trans(enum ibv_qp_state cur,
+static const struct rnic_qp_trans *qp_trans(enum ibv_qp_type type,
+					    enum ibv_qp_state cur,
 					    enum ibv_qp_state next, int mask)
 {
 	const struct rnic_qp_trans *t;
+	int ti = qpt_index(type);
 
-	if ((unsigned int)cur > IBV_QPS_ERR || (unsigned int)next > IBV_QPS_ERR)
+	if (ti < 0 || (unsigned int)cur > IBV_QPS_ERR || (unsigned int)next > IBV_QPS_ERR)
 		return NULL;
 	t = &rnic_qp_table[cur][next];
 	if (!t->valid)
 		return NULL;
-	if ((mask & t->req) != t->req)
+	if ((mask & t->req[ti]) != t->req[ti])
 		return NULL;
-	if (mask & ~(t->req | t->opt | IBV_QP_STATE))
+	if (mask & ~(t->req[ti] | t->opt[ti] | IBV_QP_STATE))
 		return NULL;
 	return t;
 }
@@ -117,7 +179,7 @@ static const struct rnic_qp_trans *qp_trans(enum ibv_qp_state cur,
 int rnic_qp_check_transition(enum ibv_qp_state cur, enum ibv_qp_state next,
 			     int mask)
 {
-	return qp_trans(cur, next, mask) ? 0 : EINVAL;
+	return qp_trans(IBV_QPT_RC, cur, next, mask) ? 0 : EINVAL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -138,7 +200,7 @@ static size_t page_up(size_t v)
 	return (v + RNIC_PAGE_SIZE - 1) & ~(size_t)(RNIC_PAGE_SIZE - 1);
 }
 
-/* Stride of a WQE of @bytes: 64, 128 or 256. */
+/* Stride of a WQE of @bytes: 64, 128 or 256 (the caller checks <= 256). */
 static unsigned int wqe_log_stride(uint32_t bytes)
 {
 	unsigned int l = log2_up(bytes);
@@ -154,32 +216,65 @@ static int qp_push(struct rnic_dev *dev, uint32_t qpn, const struct rnic_qp_ctx 
 	return rnic_cmd(dev, RNIC_CMD_QP_WRITE, qpn, w, RNIC_QP_CTX_WORDS, NULL, 0);
 }
 
+/*
+ * Largest send WQE of a QP type, in 16-byte segments, with @sge data
+ * segments or @inl inline bytes: the control segment, then
+ *   RC/UC: remote address (WRITE/READ; SEND has none), and for RC atomics
+ *          remote address + atomic + their one data segment; BIND_MW has
+ *          bind A + bind B;
+ *   UD:    UD address A + B.
+ */
+static unsigned int sq_wqe_segs(enum ibv_qp_type type, uint32_t sge, uint32_t inl)
+{
+	unsigned int addr = type == IBV_QPT_UD ? 2 : 1;
+	unsigned int data = sge > rnic_inline_segs(inl) ? sge : rnic_inline_segs(inl);
+	unsigned int n = 1 + addr + data;
+
+	if (type == IBV_QPT_RC && n < 1 + 2 + 1)
+		n = 1 + 2 + 1;		/* atomic */
+	if (type != IBV_QPT_UD && n < 1 + 2)
+		n = 1 + 2;		/* BIND_MW */
+	return n;
+}
+
 int rnic_qp_create(struct rnic_dev *dev, const struct rnic_qp_init *init,
 		   struct rnic_qp *qp)
 {
 	uint32_t max_sge = dev->caps.max_sge;
 	size_t sq_bytes, rq_bytes;
 	struct rnic_qp_ctx *c = &qp->ctx;
+	unsigned int addr_segs, segs, inl;
 	uint8_t *base;
 	int ret;
 
+	if (init->type != IBV_QPT_RC && init->type != IBV_QPT_UC &&
+	    init->type != IBV_QPT_UD)
+		return EOPNOTSUPP;
 	if (init->max_send_wr > RNIC_MAX_QP_WR || init->max_recv_wr > RNIC_MAX_QP_WR ||
-	    init->max_send_sge > max_sge || init->max_recv_sge > max_sge)
+	    init->max_send_sge > max_sge || init->max_recv_sge > max_sge ||
+	    init->max_inline_data > RNIC_WQE_MAX_STRIDE)
 		return EINVAL;
 	if (init->scqn >= dev->caps.n_cq || init->rcqn >= dev->caps.n_cq ||
 	    init->pdn > RNIC_MAX_PD)
 		return EINVAL;
 
 	memset(qp, 0, sizeof(*qp));
+	qp->type = init->type;
 
-	/* Send WQE: control + remote address + data segments. */
+	/* Send WQE: control + address segments + data or inline segments,
+	 * in the smallest stride that holds the largest one. */
+	segs = sq_wqe_segs(init->type, init->max_send_sge, init->max_inline_data);
+	if (segs * RNIC_SEG_SIZE > RNIC_WQE_MAX_STRIDE)
+		return EINVAL;
+	addr_segs = init->type == IBV_QPT_UD ? 2 : 1;
 	qp->sq.log_size = log2_up(init->max_send_wr ? init->max_send_wr : 1);
 	qp->sq.entries = 1u << qp->sq.log_size;
-	qp->sq.log_stride = wqe_log_stride(2 * RNIC_SEG_SIZE +
-					   init->max_send_sge * RNIC_SEG_SIZE);
-	qp->sq.max_sge = ((1u << qp->sq.log_stride) - 2 * RNIC_SEG_SIZE) / RNIC_SEG_SIZE;
+	qp->sq.log_stride = wqe_log_stride(segs * RNIC_SEG_SIZE);
+	qp->sq.max_sge = (1u << qp->sq.log_stride) / RNIC_SEG_SIZE - 1 - addr_segs;
 	if (qp->sq.max_sge > max_sge)
 		qp->sq.max_sge = max_sge;
+	inl = (1u << qp->sq.log_stride) - (1 + addr_segs) * RNIC_SEG_SIZE - RNIC_INLINE_HDR;
+	qp->sq.max_inline = inl;
 
 	/* Receive WQE: header + data segments. */
 	qp->rq.log_size = log2_up(init->max_recv_wr ? init->max_recv_wr : 1);
@@ -210,7 +305,7 @@ int rnic_qp_create(struct rnic_dev *dev, const struct rnic_qp_init *init,
 		goto err_buf;
 
 	c->state = IBV_QPS_RESET;
-	c->type = RNIC_QPT_RC;
+	c->type = init->type;
 	c->pmtu = IBV_MTU_1024;
 	c->pd = init->pdn;
 	c->scqn = init->scqn;
@@ -275,7 +370,7 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 	rnic_lock();
 	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
-	t = qp_trans(cur, next, mask);
+	t = qp_trans(qp->type, cur, next, mask);
 	if (!t) {
 		rnic_dbg("qp %u: illegal modify %d -> %d, mask %#x\n", qp->qpn,
 			 cur, next, mask);
@@ -318,6 +413,10 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 			goto out;
 		}
 		a.ah_attr = attr->ah_attr;
+	}
+	if (mask & IBV_QP_QKEY) {
+		a.qkey = attr->qkey;
+		c.qkey = attr->qkey;
 	}
 	if (mask & IBV_QP_DEST_QPN) {
 		if (attr->dest_qp_num > 0xffffff)

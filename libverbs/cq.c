@@ -9,6 +9,36 @@
 
 #include "rnic_verbs.h"
 
+/* The CQ ring and context of @cq (calloc'ed by the caller), and the
+ * struct ibv_cq part shared with struct ibv_cq_ex. */
+int rv_cq_init(struct rv_context *ctx, struct rv_cq *cq, uint32_t cqe,
+	       void *cq_context)
+{
+	int ret;
+
+	ret = rnic_cq_create(ctx->dev, cqe, &cq->hw);
+	if (ret)
+		return ret;
+	cq->ctx = ctx;
+	cq->ring = cq->hw.ring;
+	cq->log_size = cq->hw.log_size;
+	cq->mask = cq->hw.entries - 1;
+	cq->ci = 0;
+	cq->qp_table = ctx->qp_table;
+	cq->qp_table_size = ctx->qp_table_size;
+	cq->sim = ctx->sim;
+	cq->node = ctx->node;
+
+	cq->ibcq.context = &ctx->vctx.context;
+	cq->ibcq.channel = NULL;
+	cq->ibcq.cq_context = cq_context;
+	cq->ibcq.handle = cq->hw.cqn;
+	cq->ibcq.cqe = (int)cq->hw.entries;
+	pthread_mutex_init(&cq->ibcq.mutex, NULL);
+	pthread_cond_init(&cq->ibcq.cond, NULL);
+	return 0;
+}
+
 RV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 				       void *cq_context,
 				       struct ibv_comp_channel *channel,
@@ -33,29 +63,12 @@ RV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = rnic_cq_create(ctx->dev, (uint32_t)cqe, &cq->hw);
+	ret = rv_cq_init(ctx, cq, (uint32_t)cqe, cq_context);
 	if (ret) {
 		free(cq);
 		errno = ret;
 		return NULL;
 	}
-	cq->ctx = ctx;
-	cq->ring = cq->hw.ring;
-	cq->log_size = cq->hw.log_size;
-	cq->mask = cq->hw.entries - 1;
-	cq->ci = 0;
-	cq->qp_table = ctx->qp_table;
-	cq->qp_table_size = ctx->qp_table_size;
-	cq->sim = ctx->sim;
-	cq->node = ctx->node;
-
-	cq->ibcq.context = context;
-	cq->ibcq.channel = NULL;
-	cq->ibcq.cq_context = cq_context;
-	cq->ibcq.handle = cq->hw.cqn;
-	cq->ibcq.cqe = (int)cq->hw.entries;
-	pthread_mutex_init(&cq->ibcq.mutex, NULL);
-	pthread_cond_init(&cq->ibcq.cond, NULL);
 	return &cq->ibcq;
 }
 
@@ -76,6 +89,8 @@ RV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 			 ret);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
+	if (cq->locked)
+		pthread_spin_destroy(&cq->ex_lock);
 	free(cq);
 	return 0;
 }

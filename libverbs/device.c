@@ -217,11 +217,15 @@ RV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ibctx->ops.post_send = rv_post_send;
 	ibctx->ops.post_recv = rv_post_recv;
 	ibctx->ops.post_srq_recv = rv_post_srq_recv;
+	ibctx->ops.alloc_mw = rv_alloc_mw;
+	ibctx->ops.bind_mw = rv_bind_mw;
+	ibctx->ops.dealloc_mw = rv_dealloc_mw;
 
 	ctx->vctx.sz = sizeof(struct verbs_context);
 	ctx->vctx.query_port = rv_query_port;
 	ctx->vctx.query_device_ex = rv_query_device_ex;
 	ctx->vctx.create_qp_ex = rv_create_qp_ex;
+	ctx->vctx.create_cq_ex = rv_create_cq_ex;
 
 	rnic_lock();
 	ctx->next = rv_contexts;
@@ -279,7 +283,10 @@ static void rv_fill_device_attr(struct rv_context *ctx, struct ibv_device_attr *
 	a->hw_ver = RNIC_DEV_ID_MAJOR(caps->version);
 	a->max_qp = caps->n_qp - 2;
 	a->max_qp_wr = RNIC_MAX_QP_WR;
-	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN;
+	/* Memory windows of type 1 and 2B (bound to a QP and its PD); no
+	 * checksum offload (IBV_SEND_IP_CSUM is refused). */
+	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_MEM_WINDOW |
+			      IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = caps->max_sge;
 	a->max_sge_rd = caps->max_sge;
 	a->max_cq = caps->n_cq;
@@ -294,13 +301,13 @@ static void rv_fill_device_attr(struct rv_context *ctx, struct ibv_device_attr *
 	a->atomic_cap = IBV_ATOMIC_HCA;	/* atomic among this RNIC's accesses, not the CPU's */
 	a->max_ee = 0;
 	a->max_rdd = 0;
-	a->max_mw = 0;
+	a->max_mw = caps->n_mr - 1;	/* windows share the MR key space */
 	a->max_raw_ipv6_qp = 0;
 	a->max_raw_ethy_qp = 0;
 	a->max_mcast_grp = 0;
 	a->max_mcast_qp_attach = 0;
 	a->max_total_mcast_qp_attach = 0;
-	a->max_ah = 0;
+	a->max_ah = INT32_MAX;		/* software objects (ah.c) */
 	a->max_fmr = 0;
 	a->max_map_per_fmr = 0;
 	a->max_srq = 0;

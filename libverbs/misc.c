@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * misc.c - string and rate helpers, fork support, and the verbs the RNIC
- * does not implement (AH, multicast, SRQ): they fail the way their man
- * pages describe, never crash.
+ * does not implement (multicast, SRQ): they fail the way their man pages
+ * describe, never crash.
  */
 #include <stdio.h>
 
@@ -231,46 +231,8 @@ void ibv_register_driver(const char *name, void *init_func)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Address handles (UD) and multicast: not supported                        */
+/* Multicast: not supported (address handles are in ah.c)                  */
 /* ------------------------------------------------------------------------ */
-
-RV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	(void)pd;
-	(void)attr;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-RV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
-{
-	(void)ah;
-	return EOPNOTSUPP;
-}
-
-RV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num,
-				  struct ibv_wc *wc, struct ibv_grh *grh,
-				  struct ibv_ah_attr *ah_attr)
-{
-	(void)context;
-	(void)port_num;
-	(void)wc;
-	(void)grh;
-	(void)ah_attr;
-	errno = EOPNOTSUPP;
-	return -1;
-}
-
-RV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-					       struct ibv_grh *grh, uint8_t port_num)
-{
-	(void)pd;
-	(void)wc;
-	(void)grh;
-	(void)port_num;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
 
 RV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			       uint16_t lid)

@@ -66,7 +66,10 @@ RV_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
 
 #define RV_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
-		      IBV_ACCESS_ZERO_BASED | IBV_ACCESS_HUGETLB)
+		      IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_HUGETLB)
+/* The access bits the MR context holds (MR_WRITE ARG0 [15:8]): local
+ * write, remote write/read/atomic, MW bind. */
+#define RV_MR_HW_ACCESS	0x1f
 
 /*
  * Register [addr, addr+length), accessed by keys at [iova, iova+length) (or
@@ -82,7 +85,7 @@ static struct ibv_mr *rv_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	struct rv_mr *mr;
 	int ret;
 
-	if (acc & (IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND)) {
+	if (acc & IBV_ACCESS_ON_DEMAND) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -101,7 +104,8 @@ static struct ibv_mr *rv_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 		return NULL;
 	}
 	rnic_lock();
-	ret = rnic_mr_reg(ctx->dev, pd->pdn, addr, length, iova, acc & 0xf, &mr->hw);
+	ret = rnic_mr_reg(ctx->dev, pd->pdn, addr, length, iova, acc & RV_MR_HW_ACCESS,
+			  &mr->hw);
 	if (!ret)
 		pd->refcnt++;
 	rnic_unlock();
@@ -161,6 +165,11 @@ RV_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
 	int ret;
 
 	rnic_lock();
+	/* IBA: an MR with memory windows bound in it is not deregistered. */
+	if (mr->mw_bound) {
+		rnic_unlock();
+		return EBUSY;
+	}
 	ret = rnic_mr_dereg(ctx->dev, &mr->hw);
 	mr->pd->refcnt--;
 	rnic_unlock();

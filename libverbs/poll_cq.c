@@ -13,62 +13,64 @@
  */
 #include <string.h>
 
-#include "rnic_verbs.h"
+#include "cqe.h"
+
+#define RV_WCF(f)	((((f) & RNIC_CQE_F_IMM) ? IBV_WC_WITH_IMM : 0) |	\
+			 (((f) & RNIC_CQE_F_GRH) ? IBV_WC_GRH : 0) |		\
+			 (((f) & RNIC_CQE_F_INV) ? IBV_WC_WITH_INV : 0))
+const uint32_t rv_wc_flags[8] = {
+	RV_WCF(0), RV_WCF(1), RV_WCF(2), RV_WCF(3),
+	RV_WCF(4), RV_WCF(5), RV_WCF(6), RV_WCF(7),
+};
+
+void rv_cqe_special(struct rv_cq *cq, struct rv_qp *qp, const struct rnic_cqe *cqe)
+{
+	if (cqe->status != IBV_WC_SUCCESS) {
+		/* A completion error puts the QP in the error state. */
+		qp->hw.state = IBV_QPS_ERR;
+		qp->hw.attr.qp_state = IBV_QPS_ERR;
+		qp->ibqpx.qp_base.state = IBV_QPS_ERR;
+	} else {
+		/* A SEND_WITH_INV invalidated one of our windows. */
+		rv_mw_invalidated(cq->ctx, le32toh(cqe->imm));
+	}
+}
 
 static inline int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
 {
 	int n = 0;
 
 	while (n < ne) {
-		struct rnic_cqe *cqe = &cq->ring[cq->ci & cq->mask];
+		unsigned int status, wcf;
+		struct rnic_cqe *cqe;
 		struct rv_qp *qp;
-		struct rv_wq *wq;
 		uint32_t qpn;
-		uint16_t idx;
 
-		if (!rnic_cqe_is_new(cqe, cq->ci, cq->log_size))
+		cqe = rv_cqe_next(cq, &wc->wr_id, &qp, &qpn);
+		if (!cqe)
 			break;
-		/* Read the CQE only after its owner bit. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		cq->ci++;
-
-		qpn = le32toh(cqe->qpn) & 0xffffff;
-		qp = likely(qpn < cq->qp_table_size) ? cq->qp_table[qpn] : NULL;
-		if (unlikely(!qp)) {
-			rnic_dbg("cq %u: CQE for unknown QP %u dropped\n",
-				 cq->hw.cqn, qpn);
-			continue;
-		}
-		idx = le16toh(cqe->wqe_idx);
-		/* A CQ can serve both queues of a QP: the opcode tells. */
-		if (qp->rcq == cq && (qp->scq != cq || (cqe->opcode & IBV_WC_RECV)))
-			wq = &qp->rq;
-		else
-			wq = &qp->sq;
-		wc->wr_id = wq->wrid[idx & wq->mask];
-		/* Retires this WQE and, on the SQ, the unsignaled ones before it. */
-		wq->tail = idx + 1;
-
-		wc->status = (enum ibv_wc_status)cqe->status;
+		status = cqe->status;
+		wcf = rv_wc_flags[cqe->flags & 7];
+		wc->status = (enum ibv_wc_status)status;
 		wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
 		wc->vendor_err = cqe->vendor_err;
 		wc->byte_len = le32toh(cqe->byte_len);
 		memcpy(&wc->imm_data, &cqe->imm, sizeof(wc->imm_data));
 		wc->qp_num = qpn;
 		wc->src_qp = le32toh(cqe->src_qp) & 0xffffff;
-		wc->wc_flags = (cqe->flags & RNIC_CQE_F_IMM) ? IBV_WC_WITH_IMM : 0;
+		wc->wc_flags = wcf;
+#if __BYTE_ORDER == __BIG_ENDIAN
+		/* invalidated_rkey (the union's other member) is in host order;
+		 * the CQE has it little-endian (same bytes on a LE host). */
+		if (unlikely(cqe->flags & RNIC_CQE_F_INV))
+			wc->invalidated_rkey = le32toh(cqe->imm);
+#endif
 		wc->pkey_index = 0;
 		wc->slid = 0;
 		wc->sl = 0;
 		wc->dlid_path_bits = 0;
-		/* An RC completion error puts the QP in the error state. */
-		if (unlikely(wc->status != IBV_WC_SUCCESS)) {
-			qp->hw.state = IBV_QPS_ERR;
-			qp->hw.attr.qp_state = IBV_QPS_ERR;
-			qp->ibqpx.qp_base.state = IBV_QPS_ERR;
-		}
-		if (unlikely(rv_tl_enabled))
-			rv_tl_polled(wq, idx);
+		if (unlikely(status | (wcf & IBV_WC_WITH_INV)))
+			rv_cqe_special(cq, qp, cqe);
 		wc++;
 		n++;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * qp.c - queue pairs: create, modify (state machine in the driver), query,
- * destroy. RC only.
+ * qp.c - queue pairs: create (RC, UC, UD; with or without the ibv_wr_*
+ * interface), modify (state machine in the driver), query, destroy.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,7 +28,8 @@ static int rv_wq_init(struct rv_wq *wq, const struct rnic_wq_geom *g)
 }
 
 static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *ibpd,
-				   struct ibv_qp_init_attr *attr)
+				   struct ibv_qp_init_attr *attr, int has_qp_ex,
+				   uint32_t send_ops)
 {
 	struct rv_context *ctx = to_rv_ctx(context);
 	const struct rnic_caps *caps = &ctx->dev->caps;
@@ -44,15 +45,15 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	     attr->qp_type != IBV_QPT_UD) || attr->srq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (attr->cap.max_send_wr > RNIC_MAX_QP_WR ||
 	    attr->cap.max_recv_wr > RNIC_MAX_QP_WR ||
 	    attr->cap.max_send_sge > caps->max_sge ||
-	    attr->cap.max_recv_sge > caps->max_sge ||
-	    attr->cap.max_inline_data > 0) {
+	    attr->cap.max_recv_sge > caps->max_sge) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -65,6 +66,7 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 		errno = ENOMEM;
 		return NULL;
 	}
+	init.type = attr->qp_type;
 	init.pdn = pd->pdn;
 	init.scqn = scq->hw.cqn;
 	init.rcqn = rcq->hw.cqn;
@@ -72,16 +74,20 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	init.max_recv_wr = attr->cap.max_recv_wr;
 	init.max_send_sge = attr->cap.max_send_sge;
 	init.max_recv_sge = attr->cap.max_recv_sge;
+	init.max_inline_data = attr->cap.max_inline_data;
 
 	rnic_lock();
 	ret = rnic_qp_create(ctx->dev, &init, &qp->hw);
 	if (ret)
 		goto err_unlock;
+	qp->type = attr->qp_type;
 	ret = rv_wq_init(&qp->sq, &qp->hw.sq);
 	if (!ret)
 		ret = rv_wq_init(&qp->rq, &qp->hw.rq);
 	if (!ret)
 		ret = rv_tl_qp_init(qp);
+	if (!ret && has_qp_ex)
+		ret = rv_wr_init(qp, send_ops);
 	if (ret)
 		goto err_destroy;
 	if (qp->hw.qpn >= ctx->qp_table_size) {
@@ -95,6 +101,8 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	qp->sq_sig_all = !!attr->sq_sig_all;
 	qp->sig_all = attr->sq_sig_all ? RNIC_WQE_F_SIGNALED : 0;
 	qp->qpn = qp->hw.qpn;
+	qp->max_inline = qp->hw.sq.max_inline;
+	rv_sq_ops_init(qp);
 	qp->dbrec = qp->hw.dbrec;
 	qp->sim = ctx->sim;
 	qp->node = ctx->node;
@@ -108,7 +116,7 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	attr->cap.max_recv_wr = qp->rq.entries;
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_recv_sge = qp->rq.max_sge;
-	attr->cap.max_inline_data = 0;
+	attr->cap.max_inline_data = qp->max_inline;
 
 	ibqp = &qp->ibqpx.qp_base;
 	ibqp->context = context;
@@ -120,7 +128,7 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	ibqp->handle = qp->hw.qpn;
 	ibqp->qp_num = qp->hw.qpn;
 	ibqp->state = IBV_QPS_RESET;
-	ibqp->qp_type = IBV_QPT_RC;
+	ibqp->qp_type = attr->qp_type;
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
 	return ibqp;
@@ -128,6 +136,7 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 err_destroy:
 	rnic_qp_destroy(ctx->dev, &qp->hw);
 	rv_tl_qp_fini(qp);
+	rv_wr_fini(qp);
 	free(qp->sq.wrid);
 	free(qp->rq.wrid);
 err_unlock:
@@ -144,21 +153,37 @@ RV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 		errno = EINVAL;
 		return NULL;
 	}
-	return rv_create_qp(pd->context, pd, qp_init_attr);
+	return rv_create_qp(pd->context, pd, qp_init_attr, 0, 0);
 }
 
-/* verbs_context.create_qp_ex: the plain cases (PD, no create flags). The
- * ibv_wr_* interface (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) is not there yet. */
+/*
+ * verbs_context.create_qp_ex: a PD, no create flags, and optionally the
+ * ibv_wr_* interface (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS). Like mlx5, creation
+ * fails with EOPNOTSUPP when send_ops_flags asks for an operation the QP
+ * type cannot do (post_send.c: the opcodes of each type).
+ */
 struct ibv_qp *rv_create_qp_ex(struct ibv_context *context,
 			       struct ibv_qp_init_attr_ex *attr)
 {
+	uint32_t send_ops = 0;
 	struct ibv_qp_init_attr a;
 	struct ibv_qp *qp;
+	int has_qp_ex;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
-					  IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	has_qp_ex = !!(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	if (has_qp_ex) {
+		if (attr->send_ops_flags > UINT32_MAX ||
+		    (attr->send_ops_flags & ~(uint64_t)rv_qp_send_ops(attr->qp_type))) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		send_ops = (uint32_t)attr->send_ops_flags;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
 		errno = EINVAL;
@@ -176,18 +201,19 @@ struct ibv_qp *rv_create_qp_ex(struct ibv_context *context,
 	a.cap = attr->cap;
 	a.qp_type = attr->qp_type;
 	a.sq_sig_all = attr->sq_sig_all;
-	qp = rv_create_qp(context, attr->pd, &a);
+	qp = rv_create_qp(context, attr->pd, &a, has_qp_ex, send_ops);
 	if (qp)
 		attr->cap = a.cap;
 	return qp;
 }
 
-RV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+/* Only QPs created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS have the extended
+ * interface (as in rdma-core). */
+RV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *ibqp)
 {
-	/* Only QPs created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS have the
-	 * extended interface, and none can be created yet. */
-	(void)qp;
-	return NULL;
+	struct rv_qp *qp = to_rv_qp(ibqp);
+
+	return qp->has_qp_ex ? &qp->ibqpx : NULL;
 }
 
 RV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -248,7 +274,7 @@ RV_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->cap.max_recv_wr = qp->rq.entries;
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_recv_sge = qp->rq.max_sge;
-	attr->cap.max_inline_data = 0;
+	attr->cap.max_inline_data = qp->max_inline;
 	attr->sq_draining = 0;
 	rnic_unlock();
 
@@ -259,7 +285,7 @@ RV_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		init_attr->recv_cq = ibqp->recv_cq;
 		init_attr->srq = NULL;
 		init_attr->cap = attr->cap;
-		init_attr->qp_type = IBV_QPT_RC;
+		init_attr->qp_type = qp->type;
 		init_attr->sq_sig_all = qp->sq_sig_all;
 	}
 	return 0;
@@ -287,6 +313,7 @@ RV_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
 			 ret);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
+	rv_wr_fini(qp);
 	free(qp->sq.wrid);
 	free(qp->rq.wrid);
 	free(qp);

@@ -9,6 +9,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@
 /* Exported symbols; everything else is hidden (-fvisibility=hidden) and the
  * version script (libibverbs.map) picks the version node of each. */
 #define RV_EXPORT __attribute__((visibility("default")))
+/* Library-internal data: accessed without a GOT load. */
+#define RV_HIDDEN __attribute__((visibility("hidden")))
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -35,6 +38,7 @@ struct rv_device {
 };
 
 struct rv_qp;
+struct rv_mw;
 
 struct rv_context {
 	struct verbs_context vctx;	/* ends with struct ibv_context */
@@ -44,6 +48,7 @@ struct rv_context {
 	struct rv_qp **qp_table;	/* QPN -> QP, n_qp entries */
 	uint32_t qp_table_size;
 	struct rv_context *next;	/* list of open contexts */
+	struct rv_mw *mws;		/* memory windows, under rnic_lock */
 };
 
 struct rv_pd {
@@ -56,6 +61,23 @@ struct rv_mr {
 	struct ibv_mr ibmr;
 	struct rnic_mr hw;
 	struct rv_pd *pd;
+	unsigned int mw_bound;		/* windows bound in it (ibv_dereg_mr: EBUSY) */
+};
+
+struct rv_mw {
+	struct ibv_mw ibmw;
+	struct rnic_mw hw;
+	struct rv_pd *pd;
+	struct rv_mr *mr;		/* MR of the last bind posted, NULL if unbound */
+	struct rv_mw *next;		/* the context's list */
+};
+
+/* Address handle: where a UD send goes (UD address segments). */
+struct rv_ah {
+	struct ibv_ah ibah;
+	uint32_t ip;			/* destination IPv4, first octet in [31:24] */
+	uint64_t mac;			/* destination MAC, byte 0 in [47:40] */
+	struct ibv_ah_attr attr;
 };
 
 struct rv_cq {
@@ -75,6 +97,12 @@ struct rv_cq {
 	unsigned int refcnt;		/* QPs using it */
 	struct rv_context *ctx;
 	struct rnic_cq hw;
+	/* ibv_start_poll() .. ibv_end_poll() (cq_ex.c) */
+	struct rnic_cqe *cur;		/* CQE being read */
+	uint64_t cur_ts;		/* cycle it was found */
+	uint64_t wc_flags;		/* IBV_WC_EX_WITH_* asked at creation */
+	int locked;			/* start/end poll take ex_lock */
+	pthread_spinlock_t ex_lock;
 };
 
 /* Software side of a send or receive queue. */
@@ -90,21 +118,63 @@ struct rv_wq {
 	uint32_t *tl;			/* timeline record + 1 by slot, or NULL */
 };
 
+/* The opcodes of ibv_send_wr the send path knows: IBV_WR_RDMA_WRITE (0) ..
+ * IBV_WR_SEND_WITH_INV (9). */
+#define RV_NR_OPS	(IBV_WR_SEND_WITH_INV + 1)
+
+/* A BIND_MW of a batch, applied to the window at ibv_wr_complete(). */
+struct rv_wr_bind {
+	struct ibv_mw *mw;
+	uint32_t rkey;
+	struct ibv_mw_bind_info bi;
+};
+
+/* State of an ibv_wr_start() .. ibv_wr_complete()/abort() batch (wr.c). */
+struct rv_wr_batch {
+	uint8_t *wqe;			/* WQE being built, NULL if none */
+	uint16_t start;			/* sq.pi at ibv_wr_start() */
+	uint16_t pi;			/* index of the next WQE of the batch */
+	uint8_t op;			/* enum ibv_wr_opcode of wqe */
+	uint8_t nseg;			/* its segments so far */
+	uint8_t data_set;		/* a data setter was called for it */
+	uint8_t ud_set;			/* ibv_wr_set_ud_addr() was called for it */
+	int err;			/* first error of the batch */
+	uint32_t ops;			/* send_ops_flags given at creation */
+	unsigned int nmw;		/* BIND_MW and LOCAL_INV WQEs in the batch */
+	struct rv_wr_bind *binds;	/* by SQ slot, if BIND_MW is in ops */
+	pthread_spinlock_t lock;
+};
+
 struct rv_qp {
 	struct ibv_qp_ex ibqpx;		/* starts with struct ibv_qp */
 	/* Hot fields of ibv_post_send()/ibv_post_recv() first */
 	struct rv_wq sq;
 	struct rv_wq rq;
 	uint8_t sig_all;		/* RNIC_WQE_F_SIGNALED if sq_sig_all */
+	/* Per opcode: 1 + the data segments it may have (num_sge limit), 0
+	 * if the QP type does not take it; fast_lim: the same for the
+	 * opcodes of the fast path of ibv_post_send(), 0 for the others. */
+	uint32_t fast_lim[RV_NR_OPS];
+	uint8_t op_lim[RV_NR_OPS];
+	/* Per IBV_SEND_FENCE|SIGNALED|SOLICITED combination: the WQE flags
+	 * (with sq_sig_all) as they sit in control word 0. */
+	uint64_t ctrl_flags[8];
 	uint32_t qpn;
 	struct rnic_dbrec *dbrec;
 	struct rnic_sim *sim;
 	unsigned int node;
+	/* Per opcode: control word 0 without flags, index and data segments:
+	 * the WQE opcode and ds counting the control and address segments. */
+	uint64_t ctrl0[RV_NR_OPS];
+	uint32_t max_inline;		/* inline bytes that fit a WQE */
+	enum ibv_qp_type type;
 	struct rv_context *ctx;
 	struct rv_cq *scq;
 	struct rv_cq *rcq;
 	struct rv_pd *pd;
 	int sq_sig_all;
+	int has_qp_ex;			/* created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
+	struct rv_wr_batch wr;
 	struct rnic_qp hw;
 };
 
@@ -133,18 +203,52 @@ static inline struct rv_qp *to_rv_qp(struct ibv_qp *q)
 	return rv_container_of(q, struct rv_qp, ibqpx.qp_base);
 }
 
-/* device.c */
-extern struct rv_context *rv_contexts;	/* open contexts, under rnic_lock */
+static inline struct rv_qp *qpx_to_rv_qp(struct ibv_qp_ex *q)
+{
+	return rv_container_of(q, struct rv_qp, ibqpx);
+}
 
-/* cq.c */
+static inline struct rv_mw *to_rv_mw(struct ibv_mw *m)
+{
+	return rv_container_of(m, struct rv_mw, ibmw);
+}
+
+static inline struct rv_ah *to_rv_ah(struct ibv_ah *a)
+{
+	return rv_container_of(a, struct rv_ah, ibah);
+}
+
+/* device.c */
+extern struct rv_context *rv_contexts RV_HIDDEN;	/* open contexts, under rnic_lock */
+
+/* cq.c, cq_ex.c */
 int rv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void rv_cq_clean(struct rv_cq *cq, uint32_t qpn);
+int rv_cq_init(struct rv_context *ctx, struct rv_cq *cq, uint32_t cqe,
+	       void *cq_context);
+struct ibv_cq_ex *rv_create_cq_ex(struct ibv_context *context,
+				  struct ibv_cq_init_attr_ex *attr);
 
 /* qp.c */
 struct ibv_qp *rv_create_qp_ex(struct ibv_context *context,
 			       struct ibv_qp_init_attr_ex *attr);
 
+/* wr.c: the ibv_wr_* interface of a QP created with send_ops_flags. */
+uint32_t rv_qp_send_ops(enum ibv_qp_type type);
+int rv_wr_init(struct rv_qp *qp, uint32_t send_ops);
+void rv_wr_fini(struct rv_qp *qp);
+
+/* mw.c */
+struct ibv_mw *rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rv_dealloc_mw(struct ibv_mw *mw);
+int rv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+int rv_mw_bind_check(struct rv_qp *qp, struct ibv_mw *mw, uint32_t rkey,
+		     const struct ibv_mw_bind_info *bi);
+void rv_mw_bound(struct ibv_mw *mw, uint32_t rkey, const struct ibv_mw_bind_info *bi);
+void rv_mw_invalidated(struct rv_context *ctx, uint32_t rkey);
+
 /* post_send.c, post_recv.c, poll_cq.c */
+void rv_sq_ops_init(struct rv_qp *qp);
 int rv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad_wr);
 int rv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -162,10 +266,13 @@ enum rv_tl_op {
 	RV_TL_READ,
 	RV_TL_CMP_SWAP,
 	RV_TL_FETCH_ADD,
+	RV_TL_SEND_INV,
+	RV_TL_LOCAL_INV,
+	RV_TL_BIND_MW,
 	RV_TL_RECV,
 };
 
-extern int rv_tl_enabled;
+extern int rv_tl_enabled RV_HIDDEN;
 void rv_tl_setup(struct rnic_sim *sim);
 int rv_tl_qp_init(struct rv_qp *qp);
 void rv_tl_qp_fini(struct rv_qp *qp);

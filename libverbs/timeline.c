@@ -103,6 +103,9 @@ static const char *const rv_tl_op_name[RV_TL_NOPS] = {
 	[RV_TL_READ] = "READ",
 	[RV_TL_CMP_SWAP] = "CMP_SWAP",
 	[RV_TL_FETCH_ADD] = "FETCH_ADD",
+	[RV_TL_SEND_INV] = "SEND_INV",
+	[RV_TL_LOCAL_INV] = "LOCAL_INV",
+	[RV_TL_BIND_MW] = "BIND_MW",
 	[RV_TL_RECV] = "RECV",
 };
 
