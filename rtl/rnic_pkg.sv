@@ -88,9 +88,12 @@ package rnic_pkg;
   localparam logic [7:0] WqeOpWriteImm = 8'h09;
   localparam logic [7:0] WqeOpSend = 8'h0a;
   localparam logic [7:0] WqeOpSendImm = 8'h0b;
+  localparam logic [7:0] WqeOpSendInv = 8'h0c;
   localparam logic [7:0] WqeOpRead = 8'h10;
   localparam logic [7:0] WqeOpCmpSwap = 8'h11;
   localparam logic [7:0] WqeOpFetchAdd = 8'h12;
+  localparam logic [7:0] WqeOpLocalInv = 8'h13;
+  localparam logic [7:0] WqeOpBindMw = 8'h14;
 
   // WQE control-segment flags
   localparam int unsigned WqeFlagSignaled = 0;
@@ -106,6 +109,7 @@ package rnic_pkg;
   localparam logic [7:0] WcLocProtErr = 8'd4;
   localparam logic [7:0] WcWrFlushErr = 8'd5;
   localparam logic [7:0] WcBadRespErr = 8'd7;
+  localparam logic [7:0] WcMwBindErr = 8'd6;
   localparam logic [7:0] WcLocAccessErr = 8'd8;
   localparam logic [7:0] WcRemInvReqErr = 8'd9;
   localparam logic [7:0] WcRemAccessErr = 8'd10;
@@ -127,6 +131,8 @@ package rnic_pkg;
 
   // CQE flag bits
   localparam int unsigned CqeFlagImm = 0;
+  localparam int unsigned CqeFlagGrh = 1;
+  localparam int unsigned CqeFlagInv = 2;
   localparam int unsigned CqeFlagSolicited = 3;
 
   // QP states: the values of enum ibv_qp_state
@@ -147,6 +153,8 @@ package rnic_pkg;
   localparam int unsigned AccLocalWrite = 0;
   localparam int unsigned AccRemoteWrite = 1;
   localparam int unsigned AccRemoteRead = 2;
+  localparam int unsigned AccRemoteAtomic = 3;
+  localparam int unsigned AccMwBind = 4;
 
   // Result of a key check (rnic_mr_check)
   localparam logic [2:0] KeyOk = 3'd0;
@@ -228,13 +236,16 @@ package rnic_pkg;
   typedef struct packed {
     logic        valid;
     logic [7:0]  key;     // low byte of lkey/rkey; the upper bits are the index
-    logic [3:0]  access;  // ibv_access_flags bits 0..3
+    logic [4:0]  access;  // ibv_access_flags bits 0..4 (bit 4: MW_BIND)
     logic [15:0] pd;
     logic [63:0] va;
     logic [63:0] len;
     logic [63:0] iova;    // bus address of va in the IOMMU's space
+    logic        is_mw;   // a memory window: only as an rkey
+    logic        mw_type2;
+    logic [23:0] mw_qpn;  // type 2: the only QP that may use it
   } mr_cfg_t;
-  localparam int unsigned MrCfgW = 221;
+  localparam int unsigned MrCfgW = 248;
 
   // ---------------------------------------------------------------------------
   // Internal descriptors

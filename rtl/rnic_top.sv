@@ -133,6 +133,10 @@ module rnic_top #(
   logic [23:0] qp_err_qpn;
   logic [15:0] rx_srq_idx;
   logic [rnic_pkg::SrqCfgW-1:0] rx_srq;
+  // MR-table updates: 0 the engine (SEND_WITH_INV), 1 the requester (bind, LOCAL_INV)
+  logic [1:0] mr_upd_valid, mr_upd_ready;
+  logic [47:0] mr_upd_idx;
+  logic [2*rnic_pkg::MrCfgW-1:0] mr_upd;
 
   rnic_ctx_tables #(.NQp(NQp), .NCq(NCq), .NMr(NMr)) u_ctx (
     .clk_i, .rst_ni,
@@ -147,7 +151,9 @@ module rnic_top #(
     .cq_idx_i(cq_ctx_idx), .cq_o(cq_ctx),
     .mr_a_idx_i(req_mr_idx), .mr_a_o(req_mr),
     .mr_b_idx_i(rx_mr_idx), .mr_b_o(rx_mr),
-    .srq_idx_i(rx_srq_idx), .srq_o(rx_srq)
+    .srq_idx_i(rx_srq_idx), .srq_o(rx_srq),
+    .mr_upd_valid_i(mr_upd_valid), .mr_upd_ready_o(mr_upd_ready), .mr_upd_idx_i(mr_upd_idx),
+    .mr_upd_i(mr_upd)
   );
 
   // ---------------------------------------------------------------------------
@@ -227,7 +233,9 @@ module rnic_top #(
     .mr_idx_o(req_mr_idx), .mr_i(req_mr),
     .infl_valid_o(infl_valid), .infl_ready_i(infl_ready), .infl_o(infl),
     .txd_valid_o(txa_valid[0]), .txd_ready_i(txa_ready[0]),
-    .txd_o(txa_d[0 +: rnic_pkg::TxdW])
+    .txd_o(txa_d[0 +: rnic_pkg::TxdW]),
+    .mr_upd_valid_o(mr_upd_valid[1]), .mr_upd_ready_i(mr_upd_ready[1]),
+    .mr_upd_idx_o(mr_upd_idx[24 +: 24]), .mr_upd_o(mr_upd[rnic_pkg::MrCfgW +: rnic_pkg::MrCfgW])
   );
 
   // ---------------------------------------------------------------------------
@@ -328,6 +336,8 @@ module rnic_top #(
     .noack_valid_i(noack_valid), .noack_ready_o(noack_ready), .noack_qpn_i(ev_tx_qpn),
     .noack_idx_i(ev_tx_idx),
     .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
+    .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),
+    .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
     // Asynchronous events: no event queue yet; they are dropped here.
     .aev_valid_o(aev_valid), .aev_ready_i(1'b1), .aev_o(aev),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),

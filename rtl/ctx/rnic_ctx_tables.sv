@@ -1,6 +1,8 @@
 // rnic_ctx_tables: QP, CQ, MR and SRQ context tables, written by the command
 // interface, read by the engines. The QP state also moves to ERR when the
-// transport engine reports an error on a QP.
+// transport engine reports an error on a QP. The engines update MR-table
+// entries of memory windows (bind, invalidate) through two update ports;
+// the command interface goes first, then port 0, then port 1.
 module rnic_ctx_tables #(
   parameter int unsigned NQp = 1024,
   parameter int unsigned NCq = 1024,
@@ -37,7 +39,12 @@ module rnic_ctx_tables #(
   input  logic [23:0] mr_b_idx_i,
   output logic [rnic_pkg::MrCfgW-1:0] mr_b_o,
   input  logic [15:0] srq_idx_i,
-  output logic [rnic_pkg::SrqCfgW-1:0] srq_o
+  output logic [rnic_pkg::SrqCfgW-1:0] srq_o,
+  // MR/MW entry updates from the engines
+  input  logic [1:0]  mr_upd_valid_i,
+  output logic [1:0]  mr_upd_ready_o,
+  input  logic [47:0] mr_upd_idx_i,
+  input  logic [2*rnic_pkg::MrCfgW-1:0] mr_upd_i
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned CqW = $clog2(NCq);
@@ -101,7 +108,10 @@ module rnic_ctx_tables #(
     cq_new.base = w[1];
 
     mr_new.key = w[0][7:0];
-    mr_new.access = w[0][11:8];
+    mr_new.access = w[0][12:8];
+    mr_new.is_mw = w[0][33];
+    mr_new.mw_type2 = w[0][34];
+    mr_new.mw_qpn = w[0][63:40];
     mr_new.pd = w[0][31:16];
     mr_new.valid = w[0][32];
     mr_new.va = w[1];
@@ -118,8 +128,14 @@ module rnic_ctx_tables #(
     end
     if (cq_wr_i) cq_mem[cmd_idx_i[CqW-1:0]] <= cq_new;
     if (mr_wr_i) mr_mem[cmd_idx_i[MrW-1:0]] <= mr_new;
+    else if (mr_upd_valid_i[0] && (mr_upd_idx_i[23:0] < 24'(NMr)))
+      mr_mem[mr_upd_idx_i[MrW-1:0]] <= mr_upd_i[0 +: rnic_pkg::MrCfgW];
+    else if (mr_upd_valid_i[1] && (mr_upd_idx_i[47:24] < 24'(NMr)))
+      mr_mem[mr_upd_idx_i[24 +: MrW]] <= mr_upd_i[rnic_pkg::MrCfgW +: rnic_pkg::MrCfgW];
     if (srq_wr_i) srq_mem[cmd_idx_i[QpW-1:0]] <= srq_new;
   end
+
+  assign mr_upd_ready_o = {!mr_wr_i && !mr_upd_valid_i[0], !mr_wr_i};
 
   // A QP index beyond the table reads as RESET; an MR index beyond it as invalid.
   always_comb begin
@@ -138,5 +154,6 @@ module rnic_ctx_tables #(
   // rst_ni is kept in the port list for the common block interface; contexts
   // are RAM contents and are defined by the driver before use.
   logic unused;
-  assign unused = ^{rst_ni, cmd_idx_i[23:QpW], qp_err_qpn_i[23:QpW]};
+  assign unused = ^{rst_ni, cmd_idx_i[23:QpW], qp_err_qpn_i[23:QpW], mr_upd_idx_i[47:24+MrW],
+                    mr_upd_idx_i[23:MrW]};
 endmodule

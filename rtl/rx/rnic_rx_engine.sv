@@ -113,6 +113,11 @@ module rnic_rx_engine #(
   input  logic [rnic_pkg::SrqCfgW-1:0] srq_i,
   input  logic        srq_wr_i,
   input  logic [47:0] srq_wr_limit_i,   // [47:32] limit of the written context
+  // MR-table update (SEND_WITH_INV invalidates a memory window)
+  output logic        mr_upd_valid_o,
+  input  logic        mr_upd_ready_i,
+  output logic [23:0] mr_upd_idx_o,
+  output logic [rnic_pkg::MrCfgW-1:0] mr_upd_o,
   // Asynchronous events {type (enum ibv_event_type), QPN/SRQN}
   output logic        aev_valid_o,
   input  logic        aev_ready_i,
@@ -175,7 +180,7 @@ module rnic_rx_engine #(
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
-    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StNoAck
+    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StNoAck, StInv, StInvWr
   } state_e;
   state_e st_q, ret_st_q;
 
@@ -308,13 +313,33 @@ module rnic_rx_engine #(
   assign chk_va = chk_sge ? sge_va : d_q.reth_va;
   assign chk_len = chk_sge ? sge_len : is_atomic ? 32'd8 : d_q.reth_len;
   assign chk_acc = chk_sge ? 4'b0001 : is_read_req ? 4'b0100 : is_atomic ? 4'b1000 : 4'b0010;
-  assign mr_idx_o = chk_key[31:8];
+  // SEND_WITH_INV: the IETH holds the rkey big-endian (imm: wire bytes).
+  logic [31:0] inv_key;
+  assign inv_key = {d_q.imm[7:0], d_q.imm[15:8], d_q.imm[23:16], d_q.imm[31:24]};
+  assign mr_idx_o = ((st_q == StInv) || (st_q == StInvWr)) ? inv_key[31:8] : chk_key[31:8];
   logic chk_ok;
   logic [63:0] chk_bus;
   rnic_mr_check u_mr_check (
-    .mr_i(mr_i), .key_i(chk_key), .pd_i(ctx.pd), .va_i(chk_va), .len_i(chk_len),
-    .access_i(chk_acc), .ok_o(chk_ok), .bus_o(chk_bus)
+    .mr_i(mr_i), .key_i(chk_key), .rkey_i(!chk_sge), .qpn_i(qpn_q), .pd_i(ctx.pd), .va_i(chk_va),
+    .len_i(chk_len), .access_i(chk_acc), .ok_o(chk_ok), .bus_o(chk_bus)
   );
+  // The window a SEND_WITH_INV names: bound, of this PD, and (type 2) to
+  // this QP.
+  /* verilator lint_off UNUSEDSIGNAL */  // a view of the MR port
+  rnic_pkg::mr_cfg_t mrv;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign mrv = mr_i;
+  logic inv_ok;
+  assign inv_ok = mrv.valid && mrv.is_mw && (mrv.key == inv_key[7:0]) && (mrv.pd == ctx.pd) &&
+                  (!mrv.mw_type2 || (mrv.mw_qpn == qpn_q));
+  rnic_pkg::mr_cfg_t inv_upd;
+  always_comb begin
+    inv_upd = mrv;
+    inv_upd.valid = 1'b0;
+  end
+  assign mr_upd_valid_o = (st_q == StInvWr);
+  assign mr_upd_idx_o = inv_key[31:8];
+  assign mr_upd_o = inv_upd;
 
   logic [31:0] m_lo, m_hi, s_lo, s_hi;   // overlap of message range and SGE
   assign m_lo = moff_q;
@@ -731,6 +756,14 @@ module rnic_rx_engine #(
               cqe_q.status <= rnic_pkg::WcWrFlushErr;
               cqe_q.opcode <= head.wc_op;
               need_cqe_q <= 1'b1;
+              st_q <= StRetireOut;
+            end else if ((head.kind == rnic_pkg::InflLocalErr) &&
+                         (head.status == rnic_pkg::WcSuccess)) begin
+              // A local operation (LOCAL_INV, BIND_MW) that succeeded.
+              cqe_q <= '0;
+              cqe_q.status <= rnic_pkg::WcSuccess;
+              cqe_q.opcode <= head.wc_op;
+              need_cqe_q <= head.signaled;
               st_q <= StRetireOut;
             end else if (head.kind == rnic_pkg::InflLocalErr) begin
               cqe_q <= '0;
@@ -1296,6 +1329,7 @@ module rnic_rx_engine #(
               seq_q[q] <= is_send ? SeqSend : SeqWrite;
               if (is_send) rmsg_off_q[q] <= rmsg_off_q[q] + {19'd0, d_q.pay_len};
             end
+            // SEND_WITH_INV: the completion waits for the invalidation (StInv).
             if (is_last && (is_send || has_imm)) begin
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
@@ -1308,11 +1342,36 @@ module rnic_rx_engine #(
               cqe_q.imm <= d_q.imm;
               cqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
               cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
-              need_cqe_q <= 1'b1;
-              if (use_srq) rwqe_v_q[q] <= 1'b0;
-              else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              if (!rnic_pkg::op_has_ieth(op)) begin
+                need_cqe_q <= 1'b1;
+                if (use_srq) rwqe_v_q[q] <= 1'b0;
+                else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              end
             end
             ret_st_q <= StDrop;
+            st_q <= rnic_pkg::op_has_ieth(op) ? StInv :
+                    (d_q.ack_req && !noack) ? StJob : StDrop;
+          end
+        end
+        // SEND_WITH_INV, last packet placed: invalidate the window, then
+        // the receive completion says so (or the message fails).
+        StInv: begin
+          if (inv_ok) begin
+            st_q <= StInvWr;
+          end else begin
+            err_syn_q <= rnic_pkg::AethNakInvReq;
+            err_status_q <= rnic_pkg::WcLocProtErr;
+            err_cqe_q <= 1'b1;
+            st_q <= StErrCqe;
+          end
+        end
+        StInvWr: begin
+          if (mr_upd_ready_i && !need_cqe_q) begin
+            cqe_q.imm <= inv_key;
+            cqe_q.flags <= {4'd0, d_q.se, 3'b100};
+            need_cqe_q <= 1'b1;
+            if (use_srq) rwqe_v_q[q] <= 1'b0;
+            else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
             st_q <= (d_q.ack_req && !noack) ? StJob : StDrop;
           end
         end

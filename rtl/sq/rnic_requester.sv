@@ -22,6 +22,10 @@
 // one-packet SENDs to the address in the WQE's UD address segments. Their
 // records complete when the last frame leaves (InflNoAck). Inline data are
 // a DMA chunk that points into the WQE itself, in the SQ ring.
+//
+// LOCAL_INV and BIND_MW execute here, on the MR table (through an update
+// port), and complete in order without sending anything; SEND_WITH_INV
+// carries the rkey to invalidate in the IETH.
 module rnic_requester #(
   parameter int unsigned NQp = 1024
 ) (
@@ -56,13 +60,18 @@ module rnic_requester #(
   // Frames to the TX builder
   output logic        txd_valid_o,
   input  logic        txd_ready_i,
-  output logic [rnic_pkg::TxdW-1:0] txd_o
+  output logic [rnic_pkg::TxdW-1:0] txd_o,
+  // MR-table updates (memory window bind and invalidation)
+  output logic        mr_upd_valid_o,
+  input  logic        mr_upd_ready_i,
+  output logic [23:0] mr_upd_idx_o,
+  output logic [rnic_pkg::MrCfgW-1:0] mr_upd_o
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;
 
-  typedef enum logic [2:0] {
-    StIdle, StDecode, StCheck, StInfl, StChunk, StSend
+  typedef enum logic [3:0] {
+    StIdle, StDecode, StCheck, StInfl, StChunk, StSend, StMw0, StMw1, StMwWr
   } state_e;
   state_e st_q;
 
@@ -108,23 +117,31 @@ module rnic_requester #(
   assign w_av_b = wqe_q[256 +: 128];
 
   logic op_write, op_send, op_read, op_atomic, op_imm, op_ok, op_resp;
+  logic op_inv, op_linv, op_bind, op_local;
   assign op_write = (w_op == rnic_pkg::WqeOpWrite) || (w_op == rnic_pkg::WqeOpWriteImm);
-  assign op_send = (w_op == rnic_pkg::WqeOpSend) || (w_op == rnic_pkg::WqeOpSendImm);
+  assign op_send = (w_op == rnic_pkg::WqeOpSend) || (w_op == rnic_pkg::WqeOpSendImm) ||
+                   (w_op == rnic_pkg::WqeOpSendInv);
+  assign op_inv = (w_op == rnic_pkg::WqeOpSendInv);
+  assign op_linv = (w_op == rnic_pkg::WqeOpLocalInv);
+  assign op_bind = (w_op == rnic_pkg::WqeOpBindMw);
+  assign op_local = op_linv || op_bind;
   assign op_read = (w_op == rnic_pkg::WqeOpRead);
   assign op_atomic = (w_op == rnic_pkg::WqeOpCmpSwap) || (w_op == rnic_pkg::WqeOpFetchAdd);
   assign op_imm = (w_op == rnic_pkg::WqeOpWriteImm) || (w_op == rnic_pkg::WqeOpSendImm);
-  assign op_ok = op_write || op_send || op_read || op_atomic;
+  assign op_ok = op_write || op_send || op_read || op_atomic || op_local;
   assign op_resp = op_read || op_atomic;   // answered by response data
 
   logic qp_uc, qp_ud, type_ok, w_inline;
   assign qp_uc = (ctx.qp_type == rnic_pkg::QptUc);
   assign qp_ud = (ctx.qp_type == rnic_pkg::QptUd);
-  assign type_ok = qp_ud ? op_send : qp_uc ? (op_send || op_write) : 1'b1;
+  assign type_ok = qp_ud ? (op_send && !op_inv) :
+                   qp_uc ? ((op_send && !op_inv) || op_write || op_local) : 1'b1;
   assign w_inline = w_flags[rnic_pkg::WqeFlagInline];
 
   logic [7:0] first_seg;
   logic [7:0] nsge_w;
-  assign first_seg = op_send ? (qp_ud ? 8'd3 : 8'd1) : op_atomic ? 8'd3 : 8'd2;
+  assign first_seg = op_send ? (qp_ud ? 8'd3 : 8'd1) : (op_atomic || op_bind) ? 8'd3 :
+                     op_linv ? 8'd1 : 8'd2;
   assign nsge_w = w_ds - first_seg;
 
   // Inline data: header word 0x80000000 | length, then the bytes, inside
@@ -153,14 +170,50 @@ module rnic_requester #(
   assign seg_len = seg[31:0];
   assign seg_key = seg[63:32];
   assign seg_va = seg[127:64];
-  assign mr_idx_o = seg_key[31:8];
 
   logic mr_ok;
   logic [63:0] mr_bus;
   rnic_mr_check u_mr_check (
-    .mr_i(mr_i), .key_i(seg_key), .pd_i(ctx.pd), .va_i(seg_va), .len_i(seg_len),
-    .access_i(op_resp ? 4'b0001 : 4'b0000), .ok_o(mr_ok), .bus_o(mr_bus)
+    .mr_i(mr_i), .key_i(seg_key), .rkey_i(1'b0), .qpn_i(qpn_q), .pd_i(ctx.pd), .va_i(seg_va),
+    .len_i(seg_len), .access_i(op_resp ? 4'b0001 : 4'b0000), .ok_o(mr_ok), .bus_o(mr_bus)
   );
+
+  // Memory windows: BIND_MW (bind A: new rkey, MR lkey, VA; bind B: length,
+  // access) and LOCAL_INV (the key in the control segment).
+  logic [31:0] b_rkey, b_lkey, b_acc;
+  logic [63:0] b_va, b_len;
+  assign b_rkey = wqe_q[128 +: 32];
+  assign b_lkey = wqe_q[160 +: 32];
+  assign b_va = wqe_q[192 +: 64];
+  assign b_len = wqe_q[256 +: 64];
+  assign b_acc = wqe_q[320 +: 32];
+  /* verilator lint_off UNUSEDSIGNAL */  // views of the MR port
+  rnic_pkg::mr_cfg_t mrv, bmr_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  rnic_pkg::mr_cfg_t upd_q;
+  logic [23:0] upd_idx_q;
+  assign mrv = mr_i;
+  assign mr_idx_o = (st_q == StMw0) ? (op_linv ? w_imm[31:8] : b_lkey[31:8]) :
+                    (st_q == StMw1) ? b_rkey[31:8] : seg_key[31:8];
+  assign mr_upd_valid_o = (st_q == StMwWr);
+  assign mr_upd_idx_o = upd_idx_q;
+  assign mr_upd_o = upd_q;
+
+  logic [64:0] b_end, bmr_end;
+  logic linv_ok, bind_mr_ok, bind_mw_ok;
+  assign linv_ok = mrv.valid && mrv.is_mw && (mrv.key == w_imm[7:0]) && (mrv.pd == ctx.pd) &&
+                   (!mrv.mw_type2 || (mrv.mw_qpn == qpn_q));
+  assign b_end = {1'b0, b_va} + {1'b0, b_len};
+  assign bmr_end = {1'b0, bmr_q.va} + {1'b0, bmr_q.len};
+  // The window lies in an MR of this PD that allows binding; remote write
+  // or atomic rights need local write on the MR.
+  assign bind_mr_ok = bmr_q.valid && !bmr_q.is_mw && (bmr_q.key == b_lkey[7:0]) &&
+                      (bmr_q.pd == ctx.pd) && bmr_q.access[rnic_pkg::AccMwBind] &&
+                      (b_va >= bmr_q.va) && (b_end <= bmr_end) &&
+                      (!(b_acc[rnic_pkg::AccRemoteWrite] || b_acc[rnic_pkg::AccRemoteAtomic]) ||
+                       bmr_q.access[rnic_pkg::AccLocalWrite]);
+  // A type 2 window is bound only while unbound.
+  assign bind_mw_ok = mrv.is_mw && (mrv.pd == ctx.pd) && (!mrv.mw_type2 || !mrv.valid);
 
   // Packetization
   logic [12:0] mtu;
@@ -201,10 +254,11 @@ module rnic_requester #(
     infl.epoch = wepoch_q;
     infl.wqe_idx = idx_q;
     infl.kind = flush_q ? rnic_pkg::InflFlush :
-                local_err ? rnic_pkg::InflLocalErr :
+                (local_err || op_local) ? rnic_pkg::InflLocalErr :
                 (qp_uc || qp_ud) ? rnic_pkg::InflNoAck : rnic_pkg::InflNormal;
     infl.status = flush_q ? rnic_pkg::WcWrFlushErr : status_q;
     infl.wc_op = op_read ? rnic_pkg::WcOpRead : op_write ? rnic_pkg::WcOpWrite :
+                 op_linv ? rnic_pkg::WcOpLocalInv : op_bind ? rnic_pkg::WcOpBindMw :
                  (w_op == rnic_pkg::WqeOpCmpSwap) ? rnic_pkg::WcOpCompSwap :
                  (w_op == rnic_pkg::WqeOpFetchAdd) ? rnic_pkg::WcOpFetchAdd :
                  rnic_pkg::WcOpSend;
@@ -266,6 +320,13 @@ module rnic_requester #(
       txd.ack_req = 1'b1;
       txd.ev_last = 1'b1;
       txd.reth_len = 32'd8;
+    end else if (op_inv) begin
+      // IETH: the rkey, big-endian on the wire (imm holds wire bytes).
+      txd.imm = {w_imm[7:0], w_imm[15:8], w_imm[23:16], w_imm[31:24]};
+      if (first_pkt_q && last_pkt) txd.opcode = rnic_pkg::OpSendOnlyInv;
+      else if (first_pkt_q) txd.opcode = rnic_pkg::OpSendFirst;
+      else if (last_pkt) txd.opcode = rnic_pkg::OpSendLastInv;
+      else txd.opcode = rnic_pkg::OpSendMiddle;
     end else if (op_send) begin
       if (first_pkt_q && last_pkt) txd.opcode = op_imm ? rnic_pkg::OpSendOnlyImm : rnic_pkg::OpSendOnly;
       else if (first_pkt_q) txd.opcode = rnic_pkg::OpSendFirst;
@@ -336,6 +397,9 @@ module rnic_requester #(
       nchunk_q <= '0;
       chunk_addr_q <= '0;
       chunk_len_q <= '0;
+      bmr_q <= '0;
+      upd_q <= '0;
+      upd_idx_q <= '0;
       for (int i = 0; i < 4; i++) begin
         sge_bus_q[i] <= '0;
         sge_len_q[i] <= '0;
@@ -370,6 +434,8 @@ module rnic_requester #(
             st_q <= (idx_q != new_idx_q[q]) ? StIdle : StInfl;
           end else if ((idx_q == new_idx_q[q]) && rd_block) begin
             // wait for a credit (the completer retires READs/atomics)
+          end else if (op_local) begin
+            st_q <= (idx_q != new_idx_q[q]) ? StIdle : StMw0;
           end else if (w_inline) begin
             // One chunk: the bytes after the inline header, in the ring.
             nsge_q <= 3'd1;
@@ -405,13 +471,49 @@ module rnic_requester #(
             end
           end
         end
+        // LOCAL_INV: the window becomes invalid. BIND_MW: read the MR,
+        // then the window, then write the bound window.
+        StMw0: begin
+          if (op_linv) begin
+            upd_q <= mrv;
+            upd_q.valid <= 1'b0;
+            upd_idx_q <= w_imm[31:8];
+            if (linv_ok) st_q <= StMwWr;
+            else begin
+              status_q <= rnic_pkg::WcLocProtErr;
+              st_q <= StInfl;
+            end
+          end else begin
+            bmr_q <= mrv;
+            st_q <= StMw1;
+          end
+        end
+        StMw1: begin
+          upd_q <= mrv;
+          upd_q.valid <= 1'b1;
+          upd_q.key <= b_rkey[7:0];
+          upd_q.access <= b_acc[4:0] & 5'b01110;
+          upd_q.va <= b_va;
+          upd_q.len <= b_len;
+          upd_q.iova <= bmr_q.iova + (b_va - bmr_q.va);
+          upd_q.mw_qpn <= qpn_q;
+          upd_idx_q <= b_rkey[31:8];
+          if (bind_mr_ok && bind_mw_ok) st_q <= StMwWr;
+          else begin
+            status_q <= rnic_pkg::WcMwBindErr;
+            st_q <= StInfl;
+          end
+        end
+        StMwWr: begin
+          if (mr_upd_ready_i) st_q <= StInfl;
+        end
         StInfl: begin
           if (resend_q && (flush_q || local_err)) begin
             // Sent before, now refused (its MR went away): the record in
             // the ring stays; the ACK timeout ends the QP.
             st_q <= StIdle;
           end else if (resend_q || infl_ready_i) begin
-            if (flush_q || local_err) begin
+            if (flush_q || local_err || op_local) begin
               st_q <= StIdle;
             end else begin
               psn_q <= base_psn;

@@ -45,7 +45,9 @@ module rnic_tx_builder #(
   output logic [15:0] ev_idx_o,
   // The last frame of a UC/UD message starts on the wire: its payload has
   // been read, so the send WQE may complete (no ACK will come). The frame
-  // waits while noack_ready_i is low.
+  // waits while noack_ready_i is low; noack_ready_i may only fall after a
+  // noack_valid_o (it is a FIFO's in_ready), so an offered frame stays
+  // offered.
   output logic        noack_valid_o,
   input  logic        noack_ready_i,
   output logic [63:0] cnt_pkts_o,
