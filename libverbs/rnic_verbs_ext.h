@@ -28,6 +28,17 @@ unsigned int rnic_verbs_data_bits(void);
 void rnic_verbs_trace_begin(void);
 void rnic_verbs_trace_end(void);
 
+/*
+ * Directed loss on the simulated wire, for transport tests (version node
+ * RNIC_VERBS_1.2): the next @count frames that node @node (0 for rnic0, ...)
+ * sends with BTH opcode @opcode and PSN @psn (either negative: any) are lost,
+ * after @skip matching frames have passed. Returns 0 or an errno.
+ */
+int rnic_verbs_wire_drop(unsigned int node, int opcode, int64_t psn,
+			 unsigned int skip, unsigned int count);
+/* Frames node @node lost to those rules so far. */
+uint64_t rnic_verbs_wire_drop_hits(unsigned int node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -266,6 +266,17 @@ int rnic_sim_link_fault_counts(const struct rnic_sim *sim, unsigned int node, un
  * like any other. Returns 0 or -EINVAL. */
 int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *frame, size_t len);
 
+/*
+ * Directed loss, for transport tests: the next @count frames sent by @node
+ * whose BTH opcode equals @opcode and whose PSN equals @psn (either
+ * negative: any) are lost on the wire, after @skip such frames have passed.
+ * Rules stack; each ends when its count is used up. Returns 0 or -EINVAL.
+ */
+int rnic_sim_wire_drop(struct rnic_sim *sim, unsigned int node, int opcode, int64_t psn,
+		       unsigned int skip, unsigned int count);
+/* Frames lost to those rules, sent by @node. */
+uint64_t rnic_sim_wire_drop_hits(const struct rnic_sim *sim, unsigned int node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1039,6 +1039,22 @@ int rnic_sim_link_fault_counts(const struct rnic_sim *sim, unsigned int node, un
 	return 0;
 }
 
+int rnic_sim_wire_drop(struct rnic_sim *sim, unsigned int node, int opcode, int64_t psn,
+		       unsigned int skip, unsigned int count)
+{
+	if (!node_ok(sim, node, __func__) || opcode > 255 || psn > 0xffffff || !count)
+		return -EINVAL;
+	sim->net.add_drop_rule(node, opcode, psn, skip, count);
+	return 0;
+}
+
+uint64_t rnic_sim_wire_drop_hits(const struct rnic_sim *sim, unsigned int node)
+{
+	if (!node_ok(sim, node, __func__))
+		return 0;
+	return sim->net.rule_drops(node);
+}
+
 int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *frame, size_t len)
 {
 	if (!node_ok(sim, node, __func__) || !frame || !len || len > 65535)

@@ -139,6 +139,11 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 		free_buf(b);
 		return;
 	}
+	if (!rules_.empty() && rule_drop(node, f)) {
+		p.rule_drops++;
+		free_buf(b);
+		return;
+	}
 
 	uint64_t ser = serial(f.size());
 	uint64_t start = std::max(cycle, p.link_free);
@@ -151,6 +156,30 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 	p.link_free = start + ser;
 	port_[dst].rx.cnt.frames++;
 	flight_.push({start + ser + cfg_.latency, seq_++, b, (uint16_t)dst, 0});
+}
+
+bool wire::rule_drop(unsigned node, const std::vector<uint8_t> &f)
+{
+	/* BTH: opcode at byte 42, PSN in bytes 51..53 (Ethernet, IPv4, UDP). */
+	if (f.size() < 54)
+		return false;
+	int op = f[42];
+	int64_t psn = (int64_t)f[51] << 16 | f[52] << 8 | f[53];
+
+	for (size_t i = 0; i < rules_.size(); i++) {
+		drop_rule &r = rules_[i];
+
+		if (r.node != node || (r.opcode >= 0 && r.opcode != op) || (r.psn >= 0 && r.psn != psn))
+			continue;
+		if (r.skip) {
+			r.skip--;
+			continue;
+		}
+		if (--r.count == 0)
+			rules_.erase(rules_.begin() + (long)i);
+		return true;
+	}
+	return false;
 }
 
 uint32_t wire::route(const std::vector<uint8_t> &f) const

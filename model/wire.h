@@ -93,7 +93,24 @@ public:
 	int pcap_open(const char *path);
 	void pcap_close();
 
+	/* Directed loss for tests: drop frames sent by @node whose BTH opcode
+	 * and PSN match (negative: any), after letting @skip matches pass. */
+	void add_drop_rule(unsigned node, int opcode, int64_t psn, uint32_t skip, uint32_t count)
+	{
+		rules_.push_back({node, opcode, psn, skip, count});
+	}
+	uint64_t rule_drops(unsigned node) const { return port_[node].rule_drops; }
+
 private:
+	struct drop_rule {
+		unsigned node;
+		int opcode;
+		int64_t psn;
+		uint32_t skip, count;
+	};
+	bool rule_drop(unsigned node, const std::vector<uint8_t> &f);
+	std::vector<drop_rule> rules_;
+
 	struct flight {
 		uint64_t at;	/* cycle of the first RX beat */
 		uint64_t seq;	/* send order breaks ties */
@@ -114,6 +131,7 @@ private:
 		uint64_t frames = 0;
 		uint64_t drops = 0;
 		uint64_t proto_errors = 0;
+		uint64_t rule_drops = 0;	/* by add_drop_rule() */
 		fault_link tx, rx;	/* node -> switch, switch -> node */
 		uint64_t rx_stall = 0;	/* RX: nothing arrives before a delayed frame */
 	};
