@@ -202,33 +202,51 @@ struct ibv_cq *t_create_cq(struct ibv_context *ctx, int cqe)
 	return CHECK_PTR(ibv_create_cq(ctx, cqe, NULL, NULL, 0));
 }
 
-struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
-			      struct ibv_cq *rcq, const struct t_qp_caps *caps,
-			      struct ibv_qp_cap *cap_out)
+struct ibv_qp *t_create_qp(struct ibv_pd *pd, struct ibv_cq *scq,
+			   struct ibv_cq *rcq, enum ibv_qp_type type,
+			   uint64_t send_ops_flags, const struct t_qp_caps *caps,
+			   struct ibv_qp_cap *cap_out)
 {
-	struct ibv_qp_init_attr ia;
+	struct ibv_qp_init_attr_ex ia;
 	struct ibv_qp *qp;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = scq;
 	ia.recv_cq = rcq;
-	ia.qp_type = IBV_QPT_RC;
+	ia.qp_type = type;
 	ia.sq_sig_all = caps->sq_sig_all;
 	ia.cap.max_send_wr = caps->max_send_wr;
 	ia.cap.max_recv_wr = caps->max_recv_wr;
 	ia.cap.max_send_sge = caps->max_send_sge;
 	ia.cap.max_recv_sge = caps->max_recv_sge;
-	qp = CHECK_PTR(ibv_create_qp(pd, &ia));
+	ia.cap.max_inline_data = caps->max_inline_data;
+	ia.pd = pd;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (send_ops_flags) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = send_ops_flags;
+	}
+	qp = CHECK_PTR(ibv_create_qp_ex(pd->context, &ia));
 	/* The man page promises at least what was asked for. */
 	CHECK(ia.cap.max_send_wr >= caps->max_send_wr);
 	CHECK(ia.cap.max_recv_wr >= caps->max_recv_wr);
 	CHECK(ia.cap.max_send_sge >= caps->max_send_sge);
 	CHECK(ia.cap.max_recv_sge >= caps->max_recv_sge);
-	CHECK_EQ(qp->qp_type, IBV_QPT_RC);
+	CHECK(ia.cap.max_inline_data >= caps->max_inline_data);
+	CHECK_EQ(qp->qp_type, type);
 	CHECK_EQ(qp->state, IBV_QPS_RESET);
+	if (send_ops_flags)
+		CHECK(ibv_qp_to_qp_ex(qp) != NULL);
 	if (cap_out)
 		*cap_out = ia.cap;
 	return qp;
+}
+
+struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
+			      struct ibv_cq *rcq, const struct t_qp_caps *caps,
+			      struct ibv_qp_cap *cap_out)
+{
+	return t_create_qp(pd, scq, rcq, IBV_QPT_RC, 0, caps, cap_out);
 }
 
 void t_qp_default_attrs(struct t_qp_attrs *a)
@@ -303,6 +321,75 @@ void t_qp_to_rts_attrs(struct ibv_qp *qp, enum ibv_mtu mtu,
 	CHECK_EQ(qp->state, IBV_QPS_RTS);
 }
 
+void t_uc_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
+		    const union ibv_gid *dgid, uint32_t dest_qpn,
+		    uint32_t rq_psn, uint32_t sq_psn, unsigned int access)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = T_PORT;
+	a.qp_access_flags = access;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = rq_psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = T_GID_INDEX;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = T_PORT;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			       IBV_QP_RQ_PSN));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
+	CHECK_EQ(qp->state, IBV_QPS_RTS);
+}
+
+void t_ud_qp_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = T_PORT;
+	a.qkey = qkey;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_QKEY));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
+	CHECK_EQ(qp->state, IBV_QPS_RTS);
+}
+
+struct ibv_ah *t_create_ah(struct ibv_pd *pd, struct ibv_context *dest)
+{
+	struct ibv_ah_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.is_global = 1;
+	t_query_gid(dest, &a.grh.dgid);
+	a.grh.sgid_index = T_GID_INDEX;
+	a.grh.hop_limit = 64;
+	a.port_num = T_PORT;
+	return CHECK_PTR(ibv_create_ah(pd, &a));
+}
+
 void t_connect_qps(struct ibv_qp *qp_a, struct ibv_qp *qp_b, enum ibv_mtu mtu,
 		   uint32_t psn_a, uint32_t psn_b)
 {
@@ -370,6 +457,7 @@ void t_pair_default_cfg(struct t_pair_cfg *cfg)
 
 void t_pair_open(struct t_pair *p, const struct t_pair_cfg *cfg)
 {
+	enum ibv_qp_type type;
 	int i;
 
 	memset(p, 0, sizeof(*p));
@@ -383,23 +471,43 @@ void t_pair_open(struct t_pair *p, const struct t_pair_cfg *cfg)
 		p->s[1].ctx = t_open_device(T_DEV1);
 		p->s[1].pd = CHECK_PTR(ibv_alloc_pd(p->s[1].ctx));
 	}
+	type = cfg->qp_type ? cfg->qp_type : IBV_QPT_RC;
 	for (i = 0; i < 2; i++) {
 		struct t_side *s = &p->s[i];
 
 		s->scq = t_create_cq(s->ctx, cfg->cqe);
 		s->rcq = t_create_cq(s->ctx, cfg->cqe);
-		s->qp = t_create_rc_qp(s->pd, s->scq, s->rcq, &cfg->caps,
-				       &s->cap);
+		s->qp = t_create_qp(s->pd, s->scq, s->rcq, type,
+				    cfg->send_ops_flags, &cfg->caps, &s->cap);
+		if (cfg->send_ops_flags)
+			s->qpx = ibv_qp_to_qp_ex(s->qp);
 	}
 	{
-		union ibv_gid g0, g1;
+		union ibv_gid g[2];
 
-		t_query_gid(p->s[0].ctx, &g0);
-		t_query_gid(p->s[1].ctx, &g1);
-		t_qp_to_rts_attrs(p->s[0].qp, cfg->mtu, &g1, p->s[1].qp->qp_num,
-				  cfg->psn[1], cfg->psn[0], &cfg->attrs[0]);
-		t_qp_to_rts_attrs(p->s[1].qp, cfg->mtu, &g0, p->s[0].qp->qp_num,
-				  cfg->psn[0], cfg->psn[1], &cfg->attrs[1]);
+		t_query_gid(p->s[0].ctx, &g[0]);
+		t_query_gid(p->s[1].ctx, &g[1]);
+		for (i = 0; i < 2; i++) {
+			struct ibv_qp *qp = p->s[i].qp;
+			uint32_t peer = p->s[1 - i].qp->qp_num;
+
+			switch (type) {
+			case IBV_QPT_UC:
+				t_uc_qp_to_rts(qp, cfg->mtu, &g[1 - i], peer,
+					       cfg->psn[1 - i], cfg->psn[i],
+					       cfg->attrs[i].access);
+				break;
+			case IBV_QPT_UD:
+				t_ud_qp_to_rts(qp, cfg->qkey, cfg->psn[i]);
+				p->s[i].ah = t_create_ah(p->s[i].pd, p->s[1 - i].ctx);
+				break;
+			default:
+				t_qp_to_rts_attrs(qp, cfg->mtu, &g[1 - i], peer,
+						  cfg->psn[1 - i], cfg->psn[i],
+						  &cfg->attrs[i]);
+				break;
+			}
+		}
 	}
 }
 
@@ -410,6 +518,8 @@ void t_pair_close(struct t_pair *p)
 	for (i = 0; i < 2; i++) {
 		struct t_side *s = &p->s[i];
 
+		if (s->ah)
+			CHECK_OK(ibv_destroy_ah(s->ah));
 		CHECK_OK(ibv_destroy_qp(s->qp));
 		CHECK_OK(ibv_destroy_cq(s->scq));
 		CHECK_OK(ibv_destroy_cq(s->rcq));
@@ -469,6 +579,31 @@ void t_post_atomic_at(const char *file, int line, struct ibv_qp *qp,
 	rc = ibv_post_send(qp, &wr, &bad);
 	if (rc)
 		t_fail(file, line, "ibv_post_send(atomic wr_id %" PRIu64
+		       ") returned %d (%s)", wr_id, rc, strerror(rc));
+}
+
+void t_post_ud_send_at(const char *file, int line, struct ibv_qp *qp,
+		       uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
+		       struct ibv_sge *sg, int nsge, struct ibv_ah *ah,
+		       uint32_t remote_qpn, uint32_t remote_qkey, __be32 imm)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = nsge;
+	wr.opcode = op;
+	wr.send_flags = flags;
+	if (op == IBV_WR_SEND_WITH_IMM)
+		wr.imm_data = imm;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = remote_qpn;
+	wr.wr.ud.remote_qkey = remote_qkey;
+	rc = ibv_post_send(qp, &wr, &bad);
+	if (rc)
+		t_fail(file, line, "ibv_post_send(UD wr_id %" PRIu64
 		       ") returned %d (%s)", wr_id, rc, strerror(rc));
 }
 

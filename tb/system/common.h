@@ -117,6 +117,7 @@ struct t_qp_caps {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	int sq_sig_all;
+	uint32_t max_inline_data;
 };
 
 /* Creates an RC QP; *cap_out (if not NULL) receives the actual capacities
@@ -124,6 +125,14 @@ struct t_qp_caps {
 struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
 			      struct ibv_cq *rcq, const struct t_qp_caps *caps,
 			      struct ibv_qp_cap *cap_out);
+
+/* Creates a QP of @type (RC, UC or UD). With send_ops_flags != 0 it is
+ * created by ibv_create_qp_ex() with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS and
+ * has the ibv_wr_* interface (checked: ibv_qp_to_qp_ex() is not NULL). */
+struct ibv_qp *t_create_qp(struct ibv_pd *pd, struct ibv_cq *scq,
+			   struct ibv_cq *rcq, enum ibv_qp_type type,
+			   uint64_t send_ops_flags, const struct t_qp_caps *caps,
+			   struct ibv_qp_cap *cap_out);
 
 /* Transport attributes of a connected RC QP (ibv_modify_qp). */
 struct t_qp_attrs {
@@ -148,6 +157,18 @@ void t_qp_to_rts_attrs(struct ibv_qp *qp, enum ibv_mtu mtu,
 		       const union ibv_gid *dgid, uint32_t dest_qpn,
 		       uint32_t rq_psn, uint32_t sq_psn,
 		       const struct t_qp_attrs *attrs);
+
+/* RESET -> INIT -> RTR -> RTS of a UC QP towards a remote QP (UC takes no
+ * READ/atomic, timeout or retry attributes). */
+void t_uc_qp_to_rts(struct ibv_qp *qp, enum ibv_mtu mtu,
+		    const union ibv_gid *dgid, uint32_t dest_qpn,
+		    uint32_t rq_psn, uint32_t sq_psn, unsigned int access);
+
+/* RESET -> INIT (Q_Key) -> RTR -> RTS of a UD QP. */
+void t_ud_qp_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn);
+
+/* An address handle of @pd for the GID of @dest (RoCE: GRH, port 1). */
+struct ibv_ah *t_create_ah(struct ibv_pd *pd, struct ibv_context *dest);
 
 /* Connects two QPs to each other (each may live on either device). psn_a is
  * the first PSN qp_a sends (and qp_b expects), psn_b the other way round. */
@@ -183,6 +204,8 @@ struct t_side {
 	struct ibv_cq *rcq;
 	struct ibv_qp *qp;
 	struct ibv_qp_cap cap;
+	struct ibv_qp_ex *qpx;	/* with cfg.send_ops_flags, else NULL */
+	struct ibv_ah *ah;	/* UD: address handle of the other side */
 };
 
 struct t_pair_cfg {
@@ -192,6 +215,9 @@ struct t_pair_cfg {
 	uint32_t psn[2];	/* first PSN that side i sends */
 	int loopback;		/* both QPs on rnic0 */
 	struct t_qp_attrs attrs[2];	/* of side i's QP */
+	enum ibv_qp_type qp_type;	/* 0: IBV_QPT_RC */
+	uint64_t send_ops_flags;	/* != 0: QPs with the ibv_wr_* interface */
+	uint32_t qkey;			/* UD: Q_Key of both QPs */
 };
 
 struct t_pair {
@@ -236,6 +262,18 @@ void t_post_atomic_at(const char *file, int line, struct ibv_qp *qp,
 		      uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
 		      struct ibv_sge *sg, uint64_t raddr, uint32_t rkey,
 		      uint64_t compare_add, uint64_t swap);
+
+/* Posts one UD SEND (or SEND_WITH_IMM) through @ah; fails on any error. */
+#define POST_UD_SEND(qp, wr_id, op, flags, sg, nsge, ah, rqpn, qkey, imm) \
+	t_post_ud_send_at(__FILE__, __LINE__, qp, wr_id, op, flags, sg,	\
+			  nsge, ah, rqpn, qkey, imm)
+void t_post_ud_send_at(const char *file, int line, struct ibv_qp *qp,
+		       uint64_t wr_id, enum ibv_wr_opcode op, unsigned int flags,
+		       struct ibv_sge *sg, int nsge, struct ibv_ah *ah,
+		       uint32_t remote_qpn, uint32_t remote_qkey, __be32 imm);
+
+/* ibv_wr_complete() of a batch; fails unless it returns 0. */
+#define WR_COMPLETE(qpx) CHECK_OK(ibv_wr_complete(qpx))
 
 /* Posts one receive WR; fails on any error. */
 #define POST_RECV(qp, wr_id, sg, nsge)					\
