@@ -52,11 +52,17 @@ RV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *at
 	ah->ibah.context = pd->context;
 	ah->ibah.pd = pd;
 	ah->ibah.handle = ip;
+	rnic_lock();
+	to_rv_pd(pd)->refcnt++;		/* ibv_dealloc_pd: EBUSY while it lives */
+	rnic_unlock();
 	return &ah->ibah;
 }
 
 RV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
+	rnic_lock();
+	to_rv_pd(ah->pd)->refcnt--;
+	rnic_unlock();
 	free(to_rv_ah(ah));
 	return 0;
 }
