@@ -391,8 +391,9 @@ package rnic_pkg;
     logic [63:0] addr;    // READ: bus address of the first byte
     logic [31:0] len;     // READ: bytes
     logic [63:0] orig;    // atomic: value before the operation
+    logic        dup;     // answers a duplicate: takes no responder resource
   } rsp_job_t;
-  localparam int unsigned RspJobW = 242;
+  localparam int unsigned RspJobW = 243;
 
   // Asynchronous events: the values of enum ibv_event_type
   localparam logic [7:0] EvCqErr = 8'd0;

@@ -197,6 +197,10 @@ module rnic_top #(
   assign rewind_take = rewind_valid && rewind_ready;
   logic rd_done;
   logic [23:0] rd_done_qpn;
+  logic [23:0] ring_rd_qpn;
+  logic [15:0] ring_rd_idx;
+  logic ring_rd_v;
+  logic [rnic_pkg::InflW-1:0] ring_rd;
 
   rnic_sq_fetch #(.DataW(DataW), .NQp(NQp)) u_sq_fetch (
     .clk_i, .rst_ni,
@@ -229,6 +233,8 @@ module rnic_top #(
     .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .rewind_take_i(rewind_take), .rewind_i(rewind), .rewind_resume_i(rewind_resume),
     .rd_done_i(rd_done), .rd_done_qpn_i(rd_done_qpn),
+    .ring_rd_qpn_o(ring_rd_qpn), .ring_rd_idx_o(ring_rd_idx), .ring_rd_v_i(ring_rd_v),
+    .ring_rd_i(ring_rd),
     .ctx_idx_o(req_ctx_idx), .ctx_i(req_ctx),
     .mr_idx_o(req_mr_idx), .mr_i(req_mr),
     .infl_valid_o(infl_valid), .infl_ready_i(infl_ready), .infl_o(infl),
@@ -333,6 +339,8 @@ module rnic_top #(
     .rewind_valid_o(rewind_valid), .rewind_ready_i(rewind_ready), .rewind_o(rewind),
     .rewind_resume_o(rewind_resume),
     .rd_done_o(rd_done), .rd_done_qpn_o(rd_done_qpn),
+    .ring_rd_qpn_i(ring_rd_qpn), .ring_rd_idx_i(ring_rd_idx), .ring_rd_v_o(ring_rd_v),
+    .ring_rd_o(ring_rd),
     .noack_valid_i(noack_valid), .noack_ready_o(noack_ready), .noack_qpn_i(ev_tx_qpn),
     .noack_idx_i(ev_tx_idx),
     .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),

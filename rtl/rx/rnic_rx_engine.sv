@@ -100,6 +100,11 @@ module rnic_rx_engine #(
   input  logic        rewind_ready_i,
   output logic [rnic_pkg::RewindW-1:0] rewind_o,
   output logic        rewind_resume_o,
+  // The requester reads the in-flight record of a WQE it sends again
+  input  logic [23:0] ring_rd_qpn_i,
+  input  logic [15:0] ring_rd_idx_i,
+  output logic        ring_rd_v_o,
+  output logic [rnic_pkg::InflW-1:0] ring_rd_o,
   // A READ/atomic WQE left the ring (its requester credit returns)
   output logic        rd_done_o,
   output logic [23:0] rd_done_qpn_o,
@@ -230,6 +235,12 @@ module rnic_rx_engine #(
   assign head = ring_q[{q, head_slot}];
   assign head_v = ring_v_q[q][head_slot];
 
+  // The record of a WQE sent again holds its PSNs; a WQE without its
+  // record (or whose slot holds a later WQE) has completed already.
+  assign ring_rd_o = ring_q[{ring_rd_qpn_i[QpW-1:0], ring_rd_idx_i[RingW-1:0]}];
+  assign ring_rd_v_o = (ring_rd_qpn_i < 24'(NQp)) &&
+                       ring_v_q[ring_rd_qpn_i[QpW-1:0]][ring_rd_idx_i[RingW-1:0]];
+
   logic pend_err_q;          // driver moved a QP to ERR: flush it
   logic [23:0] pend_err_qpn_q;
 
@@ -262,8 +273,8 @@ module rnic_rx_engine #(
   function automatic logic [rnic_pkg::RspJobW-1:0] mk_job(
       input logic [1:0] kind, input logic [23:0] qpn, input logic [23:0] psn,
       input logic [7:0] syn, input logic [23:0] msn, input logic [63:0] addr,
-      input logic [31:0] len, input logic [63:0] orig);
-    mk_job = {kind, qpn, psn, syn, msn, addr, len, orig};
+      input logic [31:0] len, input logic [63:0] orig, input logic dup);
+    mk_job = {kind, qpn, psn, syn, msn, addr, len, orig, dup};
   endfunction
 
   // ---------------------------------------------------------------------------
@@ -444,6 +455,14 @@ module rnic_rx_engine #(
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
 
+  // An implied NAK restarts the head READ/atomic at una; a rewind to that
+  // PSN already under way (duplicate ACKs of packets sent before it) is not
+  // a new loss and costs no retry.
+  logic [23:0] imp_restart;
+  logic imp_dup;
+  assign imp_restart = rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
+  assign imp_dup = rw_v_q[q] && (rw_psn_q[q] == imp_restart);
+
   // Retry limits of the QP (rnr_retry 7: no limit)
   logic retry_left, rnr_left;
   assign retry_left = (rc_used_q[q] != ctx.retry_cnt);
@@ -534,7 +553,8 @@ module rnic_rx_engine #(
   assign wr_last_o = 1'b1;
 
   logic rsp_inc;
-  assign rsp_inc = (st_q == StJob) && !job_v_q && !need_cqe_q && (job_q.kind != rnic_pkg::JobAck);
+  assign rsp_inc = (st_q == StJob) && !job_v_q && !need_cqe_q && (job_q.kind != rnic_pkg::JobAck) &&
+                   !job_q.dup;
 
   // Inputs: one event at a time, errors of the command path first.
   // The QP of a finished event stays selected until its progress report left.
@@ -748,51 +768,55 @@ module rnic_rx_engine #(
         end
         StRetire: begin
           // Complete the head record if it may complete now.
-          st_q <= ret_st_q;
-          if (head_v) begin
-            if (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
-                (head.kind == rnic_pkg::InflFlush)) begin
-              cqe_q <= '0;
-              cqe_q.status <= rnic_pkg::WcWrFlushErr;
-              cqe_q.opcode <= head.wc_op;
-              need_cqe_q <= 1'b1;
-              st_q <= StRetireOut;
-            end else if ((head.kind == rnic_pkg::InflLocalErr) &&
-                         (head.status == rnic_pkg::WcSuccess)) begin
-              // A local operation (LOCAL_INV, BIND_MW) that succeeded.
-              cqe_q <= '0;
-              cqe_q.status <= rnic_pkg::WcSuccess;
-              cqe_q.opcode <= head.wc_op;
-              need_cqe_q <= head.signaled;
-              st_q <= StRetireOut;
-            end else if (head.kind == rnic_pkg::InflLocalErr) begin
-              cqe_q <= '0;
-              cqe_q.status <= head.status;
-              cqe_q.opcode <= head.wc_op;
-              need_cqe_q <= 1'b1;
-              qp_err_o <= 1'b1;
-              qp_err_qpn_o <= qpn_q;
-              flushing_q <= 1'b1;
-              ret_st_q <= StRqFlush;
-              st_q <= StRetireOut;
-            end else if ((noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
-                          ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
-                         (ack_mode_q && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
-                          rnic_pkg::psn_ge(ack_psn_q, head.last_psn))) begin
-              cqe_q <= '0;
-              cqe_q.status <= rnic_pkg::WcSuccess;
-              cqe_q.opcode <= head.wc_op;
-              cqe_q.byte_len <= head.len;
-              need_cqe_q <= head.signaled;
-              una_q[q] <= head.last_psn + 24'd1;
-              progress_q <= 1'b1;
-              st_q <= StRetireOut;
+          // cqe_q is one register: a completion still waiting to be written
+          // (for placement to drain) holds the next one back.
+          if (!need_cqe_q) begin
+            st_q <= ret_st_q;
+            if (head_v) begin
+              if (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
+                  (head.kind == rnic_pkg::InflFlush)) begin
+                cqe_q <= '0;
+                cqe_q.status <= rnic_pkg::WcWrFlushErr;
+                cqe_q.opcode <= head.wc_op;
+                need_cqe_q <= 1'b1;
+                st_q <= StRetireOut;
+              end else if ((head.kind == rnic_pkg::InflLocalErr) &&
+                           (head.status == rnic_pkg::WcSuccess)) begin
+                // A local operation (LOCAL_INV, BIND_MW) that succeeded.
+                cqe_q <= '0;
+                cqe_q.status <= rnic_pkg::WcSuccess;
+                cqe_q.opcode <= head.wc_op;
+                need_cqe_q <= head.signaled;
+                st_q <= StRetireOut;
+              end else if (head.kind == rnic_pkg::InflLocalErr) begin
+                cqe_q <= '0;
+                cqe_q.status <= head.status;
+                cqe_q.opcode <= head.wc_op;
+                need_cqe_q <= 1'b1;
+                qp_err_o <= 1'b1;
+                qp_err_qpn_o <= qpn_q;
+                flushing_q <= 1'b1;
+                ret_st_q <= StRqFlush;
+                st_q <= StRetireOut;
+              end else if ((noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
+                            ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
+                           (ack_mode_q && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
+                            rnic_pkg::psn_ge(ack_psn_q, head.last_psn))) begin
+                cqe_q <= '0;
+                cqe_q.status <= rnic_pkg::WcSuccess;
+                cqe_q.opcode <= head.wc_op;
+                cqe_q.byte_len <= head.len;
+                need_cqe_q <= head.signaled;
+                una_q[q] <= head.last_psn + 24'd1;
+                progress_q <= 1'b1;
+                st_q <= StRetireOut;
+              end
             end
+            cqe_q.cqn <= ctx.scqn;
+            cqe_q.qpn <= qpn_q;
+            cqe_q.wqe_idx <= head.wqe_idx;
+            cqe_q.src_qp <= ctx.dest_qpn;
           end
-          cqe_q.cqn <= ctx.scqn;
-          cqe_q.qpn <= qpn_q;
-          cqe_q.wqe_idx <= head.wqe_idx;
-          cqe_q.src_qp <= ctx.dest_qpn;
         end
         StRetireOut: begin
           if (!need_cqe_q && !need_done_q) begin
@@ -808,8 +832,8 @@ module rnic_rx_engine #(
         // After the ACK retired what it covers: an ACK beyond a READ/atomic
         // at the head means its response was lost (implied NAK).
         StAckPost: begin
-          if (head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn)) begin
-            restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
+          if (head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup) begin
+            restart_q <= imp_restart;
             st_q <= StRetry;
           end else begin
             st_q <= StTmrUpd;
@@ -821,11 +845,17 @@ module rnic_rx_engine #(
           if (!head_v || (head.kind != rnic_pkg::InflNormal)) begin
             st_q <= StTmrUpd;
           end else if (head.is_read && rnic_pkg::psn_ge(ack_psn_q, head.first_psn)) begin
-            restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
-            st_q <= StRetry;
+            restart_q <= imp_restart;
+            st_q <= imp_dup ? StTmrUpd : StRetry;
           end else if (!psn_in_head || (rw_v_q[q] && (rw_psn_q[q] == d_q.psn))) begin
             st_q <= StTmrUpd;
           end else begin
+            // Everything before the NAKed PSN arrived: inside a long message
+            // that is progress too (the retry count starts again).
+            if (rnic_pkg::psn_ge(d_q.psn, una_q[q]) && (d_q.psn != una_q[q])) begin
+              una_q[q] <= d_q.psn;
+              progress_q <= 1'b1;
+            end
             restart_q <= d_q.psn;
             st_q <= StRetry;
           end
@@ -862,12 +892,14 @@ module rnic_rx_engine #(
             st_q <= StRetry;
           end
         end
+        // A NAK that also acknowledged something is progress: the count
+        // starts again.
         StRetry: begin
-          if (!retry_left) begin
+          if (!retry_left && !progress_q) begin
             fail_status_q <= rnic_pkg::WcRetryExcErr;
             st_q <= StFail;
           end else begin
-            rc_used_q[q] <= rc_used_q[q] + 3'd1;
+            rc_used_q[q] <= progress_q ? 3'd1 : rc_used_q[q] + 3'd1;
             rw_hold_q <= 1'b0;
             tmr_rnr_q <= 1'b0;
             st_q <= StRewind;
@@ -909,6 +941,7 @@ module rnic_rx_engine #(
           end
         end
         StFail: begin
+          if (!need_cqe_q) begin
           cqe_q <= '0;
           cqe_q.cqn <= ctx.scqn;
           cqe_q.qpn <= qpn_q;
@@ -927,6 +960,7 @@ module rnic_rx_engine #(
           placed_q <= 1'b1;
           ret_st_q <= StRqFlush;
           st_q <= StRetireOut;
+          end
         end
         // READ response or atomic ACK for the head WQE: in order, its data
         // go to the WQE's SGEs; a gap is an implied NAK; earlier ones are
@@ -936,9 +970,8 @@ module rnic_rx_engine #(
               ((op == rnic_pkg::OpAtomicAck) == head_atomic)) begin
             if (d_q.psn != una_q[q]) begin
               if (rnic_pkg::psn_ge(d_q.psn, una_q[q])) begin
-                restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] :
-                                                                          head.first_psn;
-                st_q <= StRetry;
+                restart_q <= imp_restart;
+                st_q <= imp_dup ? StTmrUpd : StRetry;
               end else begin
                 st_q <= StTmrUpd;
               end
@@ -968,139 +1001,143 @@ module rnic_rx_engine #(
         // Responder
         // ---------------------------------------------------------------------
         StReq: begin
-          err_syn_q <= '0;
-          err_cqe_q <= 1'b0;
-          err_status_q <= '0;
-          job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0);
-          if (qp_ud) begin
-            // UD: no PSN order; a wrong Q_Key or no receive WQE drops it.
-            if ((d_q.qkey != ctx.qkey) || !rx_avail) begin
-              st_q <= StDrop;
-            end else begin
-              if (use_srq && !rwqe_v_q[q]) begin
-                rwqe_q[q] <= srq_ci_q[sn];
-                rwqe_v_q[q] <= 1'b1;
-                srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
-                if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
-                  srq_armed_q[sn] <= 1'b0;
-                  aev_push_q <= 1'b1;
-                  aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
-                end
-              end
-              wqe_addr_q <= rx_wqe_addr;
-              wqe_len_q <= rx_wqe_len;
-              sge_first_q <= 3'd1;
-              // First the IPv4 header into bytes 20..39 of the GRH area
-              // (frame bytes 14..33), then the payload from byte 40.
-              ud_pass1_q <= 1'b1;
-              moff_q <= 32'd20;
-              plen_q <= 13'd20;
-              adj_q <= 16'd6 + {8'd0, poff_q};
-              st_q <= StFetchReq;
-            end
-          end else if (d_q.psn != epsn) begin
-            if (qp_uc) begin
-              // UC: a new message starts over at its PSN; anything else
-              // out of order drops the rest of the message.
-              seq_q[q] <= SeqIdle;
-              rmsg_off_q[q] <= '0;
-              if (is_first) epsn_q[q] <= d_q.psn;
-              st_q <= is_first ? StReq : StDrop;
-            end else if (rnic_pkg::psn_ge(epsn - 24'd1, d_q.psn)) begin
-              // Duplicate: READs run again, atomics are answered from the
-              // cache, the rest is acknowledged again without placing it.
-              if (is_read_req) begin
-                dup_q <= 1'b1;
-                nseg_q <= '0;
-                st_q <= (rsp_out_q[q] < ctx.max_dest_rd_atomic) ? StMap : StDrop;
-              end else if (is_atomic) begin
-                st_q <= StAtDup;
+          // job_q is one register: a job not yet taken (a READ waits for
+          // placement to drain) holds the next request back.
+          if (!job_v_q) begin
+            err_syn_q <= '0;
+            err_cqe_q <= 1'b0;
+            err_status_q <= '0;
+            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
+            if (qp_ud) begin
+              // UD: no PSN order; a wrong Q_Key or no receive WQE drops it.
+              if ((d_q.qkey != ctx.qkey) || !rx_avail) begin
+                st_q <= StDrop;
               end else begin
-                job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q],
-                                '0, '0, '0);
+                if (use_srq && !rwqe_v_q[q]) begin
+                  rwqe_q[q] <= srq_ci_q[sn];
+                  rwqe_v_q[q] <= 1'b1;
+                  srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
+                  if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
+                    srq_armed_q[sn] <= 1'b0;
+                    aev_push_q <= 1'b1;
+                    aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+                  end
+                end
+                wqe_addr_q <= rx_wqe_addr;
+                wqe_len_q <= rx_wqe_len;
+                sge_first_q <= 3'd1;
+                // First the IPv4 header into bytes 20..39 of the GRH area
+                // (frame bytes 14..33), then the payload from byte 40.
+                ud_pass1_q <= 1'b1;
+                moff_q <= 32'd20;
+                plen_q <= 13'd20;
+                adj_q <= 16'd6 + {8'd0, poff_q};
+                st_q <= StFetchReq;
+              end
+            end else if (d_q.psn != epsn) begin
+              if (qp_uc) begin
+                // UC: a new message starts over at its PSN; anything else
+                // out of order drops the rest of the message.
+                seq_q[q] <= SeqIdle;
+                rmsg_off_q[q] <= '0;
+                if (is_first) epsn_q[q] <= d_q.psn;
+                st_q <= is_first ? StReq : StDrop;
+              end else if (rnic_pkg::psn_ge(epsn - 24'd1, d_q.psn)) begin
+                // Duplicate: READs run again, atomics are answered from the
+                // cache, the rest is acknowledged again without placing it.
+                if (is_read_req) begin
+                  dup_q <= 1'b1;
+                  nseg_q <= '0;
+                  st_q <= StMap;  // a duplicate takes no new resource
+                end else if (is_atomic) begin
+                  st_q <= StAtDup;
+                end else begin
+                  job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q],
+                                  '0, '0, '0, 1'b0);
+                  ret_st_q <= StDrop;
+                  st_q <= StJob;
+                end
+              end else if (!nak_sent_q[q]) begin
+                // Ahead of the expected PSN: one NAK per gap.
+                nak_sent_q[q] <= 1'b1;
+                job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q],
+                                '0, '0, '0, 1'b0);
                 ret_st_q <= StDrop;
                 st_q <= StJob;
+              end else begin
+                st_q <= StDrop;
               end
-            end else if (!nak_sent_q[q]) begin
-              // Ahead of the expected PSN: one NAK per gap.
-              nak_sent_q[q] <= 1'b1;
-              job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q],
-                              '0, '0, '0);
-              ret_st_q <= StDrop;
-              st_q <= StJob;
-            end else begin
-              st_q <= StDrop;
-            end
-          end else if (!seq_ok) begin
-            nak_sent_q[q] <= 1'b0;
-            if (qp_uc) begin
-              // UC: a MIDDLE/LAST without its FIRST is dropped.
-              epsn_q[q] <= epsn + 24'd1;
-              seq_q[q] <= SeqIdle;
-              rmsg_off_q[q] <= '0;
-              st_q <= StDrop;
-            end else begin
-              err_syn_q <= rnic_pkg::AethNakInvReq;
-              st_q <= StErrCqe;
-            end
-          end else if (is_send || (is_write && is_last && has_imm)) begin
-            nak_sent_q[q] <= 1'b0;
-            if (!rx_avail) begin
+            end else if (!seq_ok) begin
+              nak_sent_q[q] <= 1'b0;
               if (qp_uc) begin
-                // UC has no RNR: the message is lost.
+                // UC: a MIDDLE/LAST without its FIRST is dropped.
                 epsn_q[q] <= epsn + 24'd1;
                 seq_q[q] <= SeqIdle;
                 rmsg_off_q[q] <= '0;
                 st_q <= StDrop;
               end else begin
-                // Receiver not ready: RNR NAK with our minimum RNR timer.
-                job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
-                                msn_q[q], '0, '0, '0);
-                ret_st_q <= StDrop;
-                st_q <= StJob;
+                err_syn_q <= rnic_pkg::AethNakInvReq;
+                st_q <= StErrCqe;
               end
-            end else if (is_send) begin
-              if (use_srq && !rwqe_v_q[q]) begin
-                rwqe_q[q] <= srq_ci_q[sn];
-                rwqe_v_q[q] <= 1'b1;
-                srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
-                if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
-                  srq_armed_q[sn] <= 1'b0;
-                  aev_push_q <= 1'b1;
-                  aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+            end else if (is_send || (is_write && is_last && has_imm)) begin
+              nak_sent_q[q] <= 1'b0;
+              if (!rx_avail) begin
+                if (qp_uc) begin
+                  // UC has no RNR: the message is lost.
+                  epsn_q[q] <= epsn + 24'd1;
+                  seq_q[q] <= SeqIdle;
+                  rmsg_off_q[q] <= '0;
+                  st_q <= StDrop;
+                end else begin
+                  // Receiver not ready: RNR NAK with our minimum RNR timer.
+                  job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
+                                  msn_q[q], '0, '0, '0, 1'b0);
+                  ret_st_q <= StDrop;
+                  st_q <= StJob;
                 end
+              end else if (is_send) begin
+                if (use_srq && !rwqe_v_q[q]) begin
+                  rwqe_q[q] <= srq_ci_q[sn];
+                  rwqe_v_q[q] <= 1'b1;
+                  srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
+                  if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
+                    srq_armed_q[sn] <= 1'b0;
+                    aev_push_q <= 1'b1;
+                    aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+                  end
+                end
+                wqe_addr_q <= rx_wqe_addr;
+                wqe_len_q <= rx_wqe_len;
+                sge_first_q <= 3'd1;
+                moff_q <= rmsg_off_q[q];
+                adj_q <= rmsg_off_q[q][15:0];
+                plen_q <= d_q.pay_len;
+                st_q <= StFetchReq;
+              end else begin
+                if (use_srq && !rwqe_v_q[q]) begin
+                  rwqe_q[q] <= srq_ci_q[sn];
+                  rwqe_v_q[q] <= 1'b1;
+                  srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
+                  if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
+                    srq_armed_q[sn] <= 1'b0;
+                    aev_push_q <= 1'b1;
+                    aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
+                  end
+                end
+                st_q <= StMap;  // WRITE with immediate: the RQ WQE only gets the CQE
+                nseg_q <= '0;
               end
-              wqe_addr_q <= rx_wqe_addr;
-              wqe_len_q <= rx_wqe_len;
-              sge_first_q <= 3'd1;
-              moff_q <= rmsg_off_q[q];
-              adj_q <= rmsg_off_q[q][15:0];
-              plen_q <= d_q.pay_len;
-              st_q <= StFetchReq;
+            end else if ((is_read_req || is_atomic) &&
+                         (rsp_out_q[q] >= ctx.max_dest_rd_atomic)) begin
+              // More READs/atomics outstanding than the responder has room for.
+              nak_sent_q[q] <= 1'b0;
+              err_syn_q <= rnic_pkg::AethNakInvReq;
+              st_q <= StErrCqe;
             end else begin
-              if (use_srq && !rwqe_v_q[q]) begin
-                rwqe_q[q] <= srq_ci_q[sn];
-                rwqe_v_q[q] <= 1'b1;
-                srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
-                if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
-                  srq_armed_q[sn] <= 1'b0;
-                  aev_push_q <= 1'b1;
-                  aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
-                end
-              end
-              st_q <= StMap;  // WRITE with immediate: the RQ WQE only gets the CQE
+              nak_sent_q[q] <= 1'b0;
+              st_q <= StMap;  // WRITE, READ request or atomic
               nseg_q <= '0;
             end
-          end else if ((is_read_req || is_atomic) &&
-                       (rsp_out_q[q] >= ctx.max_dest_rd_atomic)) begin
-            // More READs/atomics outstanding than the responder has room for.
-            nak_sent_q[q] <= 1'b0;
-            err_syn_q <= rnic_pkg::AethNakInvReq;
-            st_q <= StErrCqe;
-          end else begin
-            nak_sent_q[q] <= 1'b0;
-            st_q <= StMap;  // WRITE, READ request or atomic
-            nseg_q <= '0;
           end
         end
         StFetchReq: begin
@@ -1152,7 +1189,7 @@ module rnic_rx_engine #(
               st_q <= StAtRd;
             end else if (is_read_req) begin
               job_q <= mk_job(rnic_pkg::JobRead, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                              dup_q ? msn_q[q] : msn_q[q] + 24'd1, chk_bus, d_q.reth_len, '0);
+                              dup_q ? msn_q[q] : msn_q[q] + 24'd1, chk_bus, d_q.reth_len, '0, dup_q);
               if (!dup_q) begin
                 msn_q[q] <= msn_q[q] + 24'd1;
                 epsn_q[q] <= epsn + rd_npkts[23:0];
@@ -1261,7 +1298,7 @@ module rnic_rx_engine #(
             msn_q[q] <= msn_q[q] + 24'd1;
             epsn_q[q] <= epsn + 24'd1;
             job_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                            msn_q[q] + 24'd1, '0, '0, at_orig_q);
+                            msn_q[q] + 24'd1, '0, '0, at_orig_q, 1'b0);
             ret_st_q <= StDrop;
             st_q <= StJob;
           end
@@ -1278,7 +1315,7 @@ module rnic_rx_engine #(
         StAtDup: begin
           if (ac_hit) begin
             job_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q],
-                            '0, '0, ac_val);
+                            '0, '0, ac_val, 1'b1);
             ret_st_q <= StDrop;
             st_q <= StJob;
           end else begin
@@ -1297,7 +1334,9 @@ module rnic_rx_engine #(
           end
         end
         StAfterPlace: begin
-          if (rnic_pkg::op_is_response(op)) begin
+          if (need_cqe_q) begin
+            // the previous completion is not written yet (one cqe_q)
+          end else if (rnic_pkg::op_is_response(op)) begin
             // READ response data or the atomic's original value placed.
             una_q[q] <= d_q.psn + 24'd1;
             progress_q <= 1'b1;
@@ -1320,7 +1359,7 @@ module rnic_rx_engine #(
           end else begin
             if (!qp_ud) epsn_q[q] <= epsn + 24'd1;
             job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                            msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0);
+                            msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
             if (is_last) begin
               msn_q[q] <= msn_q[q] + 24'd1;
               seq_q[q] <= SeqIdle;
@@ -1399,7 +1438,7 @@ module rnic_rx_engine #(
             end
             // RC tells the requester; the QP's owner learns it from an
             // asynchronous event when no receive completion reports it.
-            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_q[q], '0, '0, '0);
+            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_q[q], '0, '0, '0, 1'b0);
             job_v_q <= !noack;
             if (!err_cqe_q) begin
               aev_push_q <= 1'b1;
@@ -1496,5 +1535,6 @@ module rnic_rx_engine #(
   end
   logic unused;
   assign unused = ^{rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
-                    aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0]};
+                    aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
+                    ring_rd_idx_i[15:RingW]};
 endmodule

@@ -10,9 +10,11 @@
 // Retransmission (docs/transport.md): a rewind from the completer starts a
 // new epoch of the QP. WQEs fetched in an older epoch are dropped, and a
 // message being cut is abandoned. WQEs before the QP's first never-sent WQE
-// (new_idx) are sent again without a new in-flight record, with PSNs counted
-// from the rewind's first PSN; packets before the restart PSN are skipped,
-// and a READ restarted inside its response stream asks only for the rest.
+// (new_idx) are sent again without a new in-flight record, with the PSNs of
+// their record in the completer's ring (a WQE whose record is gone has
+// completed meanwhile and is not sent); packets before the restart PSN are
+// skipped, and a READ restarted inside its response stream asks only for
+// the rest.
 //
 // READ and atomic WQEs take a credit (max_rd_atomic) until the completer
 // retires them; a WQE without a credit, or a fenced WQE behind outstanding
@@ -45,6 +47,11 @@ module rnic_requester #(
   input  logic        rewind_take_i,
   input  logic [rnic_pkg::RewindW-1:0] rewind_i,
   input  logic        rewind_resume_i,
+  // The completer's in-flight record of the WQE being decoded
+  output logic [23:0] ring_rd_qpn_o,
+  output logic [15:0] ring_rd_idx_o,
+  input  logic        ring_rd_v_i,
+  input  logic [rnic_pkg::InflW-1:0] ring_rd_i,
   // A READ or atomic WQE retired by the completer (its credit returns)
   input  logic        rd_done_i,
   input  logic [23:0] rd_done_qpn_i,
@@ -78,7 +85,6 @@ module rnic_requester #(
   // Per-QP state
   logic [23:0] sq_psn_q [NQp];   // PSN of the next never-sent WQE
   logic [15:0] new_idx_q [NQp];  // index of the next never-sent WQE
-  logic [23:0] rs_psn_q [NQp];   // PSN of the next WQE sent again
   logic [23:0] skip_q [NQp];     // packets before this PSN are not sent again
   logic [7:0] epoch_q [NQp];
   logic [3:0] rd_out_q [NQp];    // READ/atomic WQEs not yet retired
@@ -244,9 +250,17 @@ module rnic_requester #(
   logic local_err;
   assign local_err = (status_q != rnic_pkg::WcSuccess);
 
-  // The message's first PSN: a WQE sent again continues the rewound sequence.
+  // The message's first PSN: a WQE sent again has it in its ring record.
+  /* verilator lint_off UNUSEDSIGNAL */  // a view of the completer's record
+  rnic_pkg::infl_t rec;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign ring_rd_qpn_o = qpn_q;
+  assign ring_rd_idx_o = idx_q;
+  assign rec = ring_rd_i;
+  logic rec_ok;
+  assign rec_ok = ring_rd_v_i && (rec.wqe_idx == idx_q) && (rec.kind == rnic_pkg::InflNormal);
   logic [23:0] base_psn;
-  assign base_psn = resend_q ? rs_psn_q[q] : sq_psn_q[q];
+  assign base_psn = resend_q ? rec.first_psn : sq_psn_q[q];
 
   always_comb begin
     infl = '0;
@@ -426,6 +440,8 @@ module rnic_requester #(
             st_q <= StInfl;
           end else if (stale) begin
             st_q <= StIdle;     // fetched before a rewind: it comes again
+          end else if ((idx_q != new_idx_q[q]) && !rec_ok) begin
+            st_q <= StIdle;     // sent again, but it has completed meanwhile
           end else if (ferr_q || !op_ok || !type_ok || (w_ds < first_seg) ||
                        (!w_inline && (nsge_w > 8'd4)) || (w_inline && !i_ok) ||
                        (op_resp && (ctx.max_rd_atomic == 4'd0)) ||
@@ -576,11 +592,9 @@ module rnic_requester #(
   assign rw_take = rewind_take_i && !rewind_resume_i && (rw.qpn < 24'(NQp));
   assign rq = rw.qpn[QpW-1:0];
 
-  logic infl_take, new_resp, res_next;
+  logic infl_take, new_resp;
   assign infl_take = (st_q == StInfl) && infl_valid_o && infl_ready_i;
   assign new_resp = infl_take && !flush_q && !local_err && op_resp;
-  // A WQE sent again moves the resend PSN on when its cutting starts.
-  assign res_next = (st_q == StInfl) && resend_q && !flush_q && !local_err;
 
   always_ff @(posedge clk_i) begin
     if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
@@ -599,10 +613,8 @@ module rnic_requester #(
       end
       if (idx_q == new_idx_q[q]) new_idx_q[q] <= new_idx_q[q] + 16'd1;
     end
-    if (res_next) rs_psn_q[q] <= rs_psn_q[q] + npkts[23:0];
     if (rw_take) begin
       epoch_q[rq] <= epoch_q[rq] + 8'd1;
-      rs_psn_q[rq] <= rw.first_psn;
       skip_q[rq] <= rw.restart_psn;
     end
     // Credits: taken when a new READ/atomic is recorded, returned on retire.
@@ -618,5 +630,5 @@ module rnic_requester #(
     end
   end
   logic unused;
-  assign unused = ^{npkts[31:24], rw.idx, rw.hold, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
+  assign unused = ^{npkts[31:24], rw.idx, rw.hold, rw.first_psn, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
 endmodule

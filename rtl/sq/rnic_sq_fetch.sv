@@ -117,7 +117,12 @@ module rnic_sq_fetch #(
   assign h_fetch = fetch_ci_q[h];
   assign h_done = done_ci_q[h];
   assign h_work = (h_fetch != h_pi);
-  assign h_window = ((h_fetch - h_done) < InflMax);
+  // During a rewind the completer may retire WQEs past the fetch index
+  // (their ACKs were on the way): a fetch index behind done_ci is in the
+  // window (the requester skips WQEs that completed).
+  logic [15:0] h_ahead;
+  assign h_ahead = h_fetch - h_done;
+  assign h_window = h_ahead[15] || (h_ahead < InflMax);
   assign h_err = (ctx.state == rnic_pkg::QpsErr);
   assign h_run = ((ctx.state == rnic_pkg::QpsRts) || (ctx.state == rnic_pkg::QpsSqd) ||
                   (ctx.state == rnic_pkg::QpsSqe)) && !hold_q[h];

@@ -38,7 +38,8 @@ module rnic_rd_resp #(
   logic [7:0] j_syn;
   logic [63:0] j_addr, j_orig;
   logic [31:0] j_len;
-  assign {j_kind, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len, j_orig} = j;
+  logic j_dup;
+  assign {j_kind, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len, j_orig, j_dup} = j;
   assign j_read = (j_kind == rnic_pkg::JobRead);
   assign ctx_idx_o = j_qpn;
 
@@ -86,7 +87,7 @@ module rnic_rd_resp #(
   assign txd_o = t;
   assign txd_valid_o = jv;
   assign jpop = jv && txd_ready_i && (!j_read || last);
-  assign done_o = jpop && (j_kind != rnic_pkg::JobAck);
+  assign done_o = jpop && (j_kind != rnic_pkg::JobAck) && !j_dup;
   assign done_qpn_o = j_qpn;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
