@@ -72,6 +72,13 @@ static const struct {
 #define RV_OPS_FAST	(OP(RDMA_WRITE) | OP(RDMA_WRITE_WITH_IMM) | OP(SEND) |	\
 			 OP(SEND_WITH_IMM) | OP(RDMA_READ))
 
+_Static_assert(IBV_QP_EX_WITH_RDMA_WRITE == OP(RDMA_WRITE) &&
+	       IBV_QP_EX_WITH_SEND_WITH_IMM == OP(SEND_WITH_IMM) &&
+	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD == OP(ATOMIC_FETCH_AND_ADD) &&
+	       IBV_QP_EX_WITH_BIND_MW == OP(BIND_MW) &&
+	       IBV_QP_EX_WITH_SEND_WITH_INV == OP(SEND_WITH_INV),
+	       "IBV_QP_EX_WITH_x is 1 << IBV_WR_x");
+
 /* The opcodes of a QP type, as 1 << IBV_WR_x; also its IBV_QP_EX_WITH_x
  * send_ops_flags (the same bits for opcodes 0..9). */
 uint32_t rv_qp_send_ops(enum ibv_qp_type type)
