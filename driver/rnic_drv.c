@@ -211,6 +211,39 @@ static int range_is_mapped(uintptr_t start, size_t len)
 	return 1;
 }
 
+/*
+ * Every page of [start, start+len) in a mapping the process may read, and
+ * write if @write, as get_user_pages() (FOLL_WRITE for a registration with
+ * local write) requires: the model's DMA touches the pages directly, so a
+ * write into a read-only page, or any access to a PROT_NONE one, would kill
+ * the simulator instead of failing the registration. A range that wraps is
+ * left to rnic_dma_map() (EINVAL).
+ */
+static int range_prot_ok(uintptr_t start, size_t len, int write)
+{
+	uintptr_t at = start, end = start + len, lo, hi;
+	char perms[8], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (end < start)
+		return 1;
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return 1;	/* cannot tell: mincore() still checks presence */
+	/* The mappings come in address order. */
+	while (at < end && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi <= at)
+			continue;
+		if (lo > at || perms[0] != 'r' || (write && perms[1] != 'w'))
+			break;
+		at = hi;
+	}
+	free(line);
+	fclose(f);
+	return at >= end;
+}
+
 int rnic_dma_map(struct rnic_dev *dev, const void *addr, size_t len,
 		 struct rnic_dma *dma)
 {
@@ -571,6 +604,8 @@ int rnic_mr_reg(struct rnic_dev *dev, uint32_t pdn, void *addr, size_t len,
 
 	if (!len)
 		return EINVAL;
+	if (!range_prot_ok((uintptr_t)addr, len, !!(access & IBV_ACCESS_LOCAL_WRITE)))
+		return EFAULT;
 
 	rnic_lock();
 	if (bm_alloc(&dev->mr_map, 1, &index)) {
