@@ -450,7 +450,7 @@ static int dev_init(struct rnic_dev *dev)
 	if (!ret)
 		ret = bm_init(&dev->qp_map, 2, dev->caps.n_qp);
 	if (!ret)
-		ret = bm_init(&dev->cq_map, 0, dev->caps.n_cq);
+		ret = bm_init(&dev->cq_map, 1, dev->caps.n_cq);	/* CQ 0: the event queue */
 	if (!ret)
 		ret = bm_init(&dev->mr_map, 1, dev->caps.n_mr);
 	if (!ret && !dev->iova_free)
@@ -707,7 +707,7 @@ int rnic_mw_free(struct rnic_dev *dev, struct rnic_mw *mw)
 int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *cq)
 {
 	unsigned int log = RNIC_MIN_CQ_LOG;
-	uint64_t args[2];
+	uint64_t args[3];
 	uint32_t i;
 	int ret;
 
@@ -732,7 +732,8 @@ int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *c
 
 	args[0] = rnic_cq_arg0(log, 1);
 	args[1] = cq->buf.dma.iova;
-	ret = rnic_cmd(dev, RNIC_CMD_CQ_WRITE, cq->cqn, args, 2, NULL, 0);
+	args[2] = 0;	/* no doorbell record: the overrun check is off */
+	ret = rnic_cmd(dev, RNIC_CMD_CQ_WRITE, cq->cqn, args, 3, NULL, 0);
 	if (ret)
 		goto err_buf;
 	rnic_unlock();
@@ -749,11 +750,11 @@ out:
 
 int rnic_cq_destroy(struct rnic_dev *dev, struct rnic_cq *cq)
 {
-	uint64_t args[2] = { rnic_cq_arg0(0, 0), 0 };
+	uint64_t args[3] = { rnic_cq_arg0(0, 0), 0, 0 };
 	int ret;
 
 	rnic_lock();
-	ret = rnic_cmd(dev, RNIC_CMD_CQ_WRITE, cq->cqn, args, 2, NULL, 0);
+	ret = rnic_cmd(dev, RNIC_CMD_CQ_WRITE, cq->cqn, args, 3, NULL, 0);
 	rnic_buf_free(dev, &cq->buf);
 	bm_free(&dev->cq_map, cq->cqn);
 	cq->ring = NULL;

@@ -230,8 +230,14 @@ package rnic_pkg;
     logic        valid;
     logic [4:0]  log_size;
     logic [63:0] base;
+    logic [63:0] dbrec;   // bus address of the consumer index (0: not checked)
   } cq_cfg_t;
-  localparam int unsigned CqCfgW = 70;
+  localparam int unsigned CqCfgW = 134;
+  // CQ 0 is the device's event queue: asynchronous events are written there
+  // as CQE-sized records (opcode EvOpcode, status = enum ibv_event_type,
+  // qpn = the QP, CQ or SRQ number) and always interrupt.
+  localparam logic [15:0] EvCqn = 16'd0;
+  localparam logic [7:0] EvOpcode = 8'hff;
 
   typedef struct packed {
     logic        valid;

@@ -157,13 +157,13 @@ module rnic_top #(
   );
 
   // ---------------------------------------------------------------------------
-  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine
+  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine, 3 CQ doorbell records
   // ---------------------------------------------------------------------------
-  logic [2:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
-  logic [3*64-1:0] rdq_addr;
-  logic [3*16-1:0] rdq_len;
+  logic [3:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
+  logic [4*64-1:0] rdq_addr;
+  logic [4*16-1:0] rdq_len;
 
-  rnic_dma_rd_mux #(.DataW(DataW), .N(3)) u_dma_rd_mux (
+  rnic_dma_rd_mux #(.DataW(DataW), .N(4)) u_dma_rd_mux (
     .clk_i, .rst_ni,
     .req_valid_i(rdq_valid), .req_ready_o(rdq_ready), .req_addr_i(rdq_addr),
     .req_len_i(rdq_len), .rsp_valid_o(rdr_valid), .rsp_ready_i(rdr_ready),
@@ -307,6 +307,8 @@ module rnic_top #(
   logic [rnic_pkg::RspJobW-1:0] job;
   logic rsp_done;
   logic [23:0] rsp_done_qpn;
+  logic aev_valid, aev_ready;
+  logic [31:0] aev;
   // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic results
   logic [2:0] wr_valid, wr_ready, wr_last;
   logic [191:0] wr_addr;
@@ -346,8 +348,7 @@ module rnic_top #(
     .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
     .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),
     .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
-    // Asynchronous events: no event queue yet; they are dropped here.
-    .aev_valid_o(aev_valid), .aev_ready_i(1'b1), .aev_o(aev),
+    .aev_valid_o(aev_valid), .aev_ready_i(aev_ready), .aev_o(aev),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci)
   );
@@ -380,6 +381,11 @@ module rnic_top #(
   rnic_cqe_writer #(.DataW(DataW), .NCq(NCq)) u_cqe_writer (
     .clk_i, .rst_ni,
     .cqe_valid_i(cqe_valid), .cqe_ready_o(cqe_ready), .cqe_i(cqe),
+    .aev_valid_i(aev_valid), .aev_ready_o(aev_ready), .aev_i(aev),
+    .rd_req_valid_o(rdq_valid[3]), .rd_req_ready_i(rdq_ready[3]),
+    .rd_req_addr_o(rdq_addr[192 +: 64]), .rd_req_len_o(rdq_len[48 +: 16]),
+    .rd_rsp_valid_i(rdr_valid[3]), .rd_rsp_ready_o(rdr_ready[3]),
+    .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_err_i(dma_rd_rsp_err_i),
     .cq_wr_i(cq_wr), .cq_wr_idx_i(cmd_idx),
     .arm_valid_i(cq_db_valid), .arm_data_i(db_data),
     .ctx_idx_o(cq_ctx_idx), .ctx_i(cq_ctx),
@@ -402,8 +408,6 @@ module rnic_top #(
   assign ev_qpn_o = {ev_cqe_qpn, ev_cqe_qpn, ev_tx_qpn, ev_tx_qpn, ev_fetch_qpn};
   assign ev_idx_o = {ev_cqe_idx, ev_cqe_idx, ev_tx_idx, ev_tx_idx, ev_fetch_idx};
 
-  logic aev_valid;
-  logic [31:0] aev;
   logic unused;
-  assign unused = ^{sqdb_cnt, rqdb_cnt, aev_valid, aev};
+  assign unused = ^{sqdb_cnt, rqdb_cnt};
 endmodule

@@ -106,6 +106,7 @@ module rnic_ctx_tables #(
     cq_new.valid = w[0][8];
     cq_new.log_size = w[0][4:0];
     cq_new.base = w[1];
+    cq_new.dbrec = w[2];
 
     mr_new.key = w[0][7:0];
     mr_new.access = w[0][12:8];

@@ -155,8 +155,6 @@ static void post_one(struct flow *f, uint64_t id)
 			    t_addr(&f->rreg, RREG + 8), f->rreg.mr->rkey, r->exp, id);
 		break;
 	}
-	if (getenv("SOAK_DEBUG") && id < 200)
-		fprintf(stderr, "post id %llu kind %d len %u\n", (unsigned long long)id, r->k, r->len);
 	f->n++;
 	f->posted++;
 }
@@ -168,7 +166,7 @@ static void check_done(struct flow *f, const struct ibv_wc *wc)
 	uint64_t v;
 
 	CHECKF(f->n > 0, "completion wr_id %" PRIu64 " with nothing outstanding", wc->wr_id);
-	if (getenv("SOAK_DEBUG") && wc->status != IBV_WC_SUCCESS)
+	if (wc->status != IBV_WC_SUCCESS)
 		fprintf(stderr, "send error: qp %u wr %llu kind %d status %s cycle %llu\n", wc->qp_num,
 			(unsigned long long)wc->wr_id, r->k, t_status_str(wc->status),
 			(unsigned long long)rnic_verbs_sim_cycle());
@@ -203,7 +201,6 @@ static void check_recv(struct flow *f, const struct ibv_wc *wc)
 	uint8_t exp[MAXLEN];
 
 	CHECKF(f->rq_n > 0, "receive completion with no message expected");
-	if (getenv("SOAK_DEBUG") && id < 200) fprintf(stderr, "recv id %llu wr_id %llu op %d len %u cycle %llu qp %u\n", (unsigned long long)id, (unsigned long long)wc->wr_id, wc->opcode, wc->byte_len, (unsigned long long)rnic_verbs_sim_cycle(), wc->qp_num);
 	CHECKF(wc->status == IBV_WC_SUCCESS, "receive for message %" PRIu64 ": status %s", id,
 	       t_status_str(wc->status));
 	if (wc->opcode == IBV_WC_RECV) {
