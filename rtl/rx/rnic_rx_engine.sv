@@ -374,15 +374,17 @@ module rnic_rx_engine #(
                  qp_uc ? ((op[7:5] == rnic_pkg::TrUc) && (opc <= rnic_pkg::OpWriteOnlyImm)) :
                  (op[7:5] == rnic_pkg::TrRc);
   logic is_send, is_write, is_read_req, is_atomic, is_first, is_last, has_imm;
-  assign is_send = qp_ud || (opc <= rnic_pkg::OpSendOnlyImm);
+  logic is_inv;
+  assign is_inv = rnic_pkg::op_has_ieth(op);
+  assign is_send = qp_ud || (opc <= rnic_pkg::OpSendOnlyImm) || is_inv;
   assign is_write = !qp_ud && (opc >= rnic_pkg::OpWriteFirst) && (opc <= rnic_pkg::OpWriteOnlyImm);
   assign is_read_req = (op == rnic_pkg::OpReadReq);
   assign is_atomic = (op == rnic_pkg::OpCmpSwap) || (op == rnic_pkg::OpFetchAdd);
-  assign is_first = qp_ud ||
+  assign is_first = qp_ud || (op == rnic_pkg::OpSendOnlyInv) ||
                     (opc == rnic_pkg::OpSendFirst) || (opc == rnic_pkg::OpSendOnly) ||
                     (opc == rnic_pkg::OpSendOnlyImm) || (opc == rnic_pkg::OpWriteFirst) ||
                     (opc == rnic_pkg::OpWriteOnly) || (opc == rnic_pkg::OpWriteOnlyImm);
-  assign is_last = qp_ud ||
+  assign is_last = qp_ud || is_inv ||
                    (opc == rnic_pkg::OpSendLast) || (opc == rnic_pkg::OpSendLastImm) ||
                    (opc == rnic_pkg::OpSendOnly) || (opc == rnic_pkg::OpSendOnlyImm) ||
                    (opc == rnic_pkg::OpWriteLast) || (opc == rnic_pkg::OpWriteLastImm) ||
