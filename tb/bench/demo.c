@@ -6,10 +6,11 @@
  * demo opens both, connects an RC QP on each (RoCEv2: the address vector is
  * the peer's GID, an IPv4-mapped address), then from rnic0 does
  *
- *   SEND, SEND with immediate, RDMA WRITE, RDMA WRITE with immediate and
- *   RDMA READ,
+ *   SEND, SEND with immediate, RDMA WRITE, RDMA WRITE with immediate,
+ *   RDMA READ, FETCH_AND_ADD and CMP_AND_SWP,
  *
- * checking the bytes in memory and every completion. It is plain verbs code:
+ * then a UD SEND between two UD QPs through an address handle, checking the
+ * bytes in memory and every completion. It is plain verbs code:
  * it builds and runs against any libibverbs. With our library, the
  * environment variable RNIC_TIMELINE=1 (set below unless already set) makes
  * the library print the cycle-by-cycle timeline of every WR.
@@ -38,6 +39,11 @@
 #define N1_RECV 0		/* rnic1: receive buffers */
 #define N1_WRITE (4 * 1024)	/* rnic1: WRITE target */
 #define N1_READ (8 * 1024)	/* rnic1: READ source */
+#define N0_ATOMIC (12 * 1024)	/* rnic0: where the original values land */
+#define N1_ATOMIC (12 * 1024)	/* rnic1: the 8-byte counter */
+#define N0_UD (13 * 1024)	/* rnic0: UD payload */
+#define N1_UD (13 * 1024)	/* rnic1: UD receive buffer (40-byte GRH area first) */
+#define UD_QKEY 0x11111111
 
 struct node {
 	const char *name;
@@ -45,6 +51,7 @@ struct node {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_qp *ud;	/* a UD QP on the same CQ */
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	union ibv_gid gid;
@@ -142,7 +149,7 @@ static void open_node(struct node *n, const char *name)
 	memset(n->buf, 0, BUF_LEN);
 	n->mr = ibv_reg_mr(n->pd, n->buf, BUF_LEN,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ);
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!n->mr)
 		die("%s: ibv_reg_mr: %s", name, strerror(errno));
 
@@ -157,6 +164,10 @@ static void open_node(struct node *n, const char *name)
 	n->qp = ibv_create_qp(n->pd, &ia);
 	if (!n->qp)
 		die("%s: ibv_create_qp: %s", name, strerror(errno));
+	ia.qp_type = IBV_QPT_UD;
+	n->ud = ibv_create_qp(n->pd, &ia);
+	if (!n->ud)
+		die("%s: ibv_create_qp(UD): %s", name, strerror(errno));
 
 	gid_str(&n->gid, gs, sizeof(gs));
 	printf("%s: port %d %s, %s, GID[0] %s, QPN 0x%06x, MR lkey 0x%x rkey 0x%x\n",
@@ -175,7 +186,7 @@ static void connect_qp(struct node *n, const struct node *peer,
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = PORT;
 	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(n->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("%s: modify to INIT failed", n->name);
@@ -210,9 +221,39 @@ static void connect_qp(struct node *n, const struct node *peer,
 		die("%s: modify to RTS failed", n->name);
 }
 
-/* Waits for one completion on n's CQ and checks it. */
+/* A UD QP: RESET -> INIT (port, P_Key, Q_Key) -> RTR -> RTS. */
+static void ud_to_rts(struct node *n)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = PORT;
+	a.qkey = UD_QKEY;
+	if (ibv_modify_qp(n->ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_QKEY))
+		die("%s: UD modify to INIT failed", n->name);
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(n->ud, &a, IBV_QP_STATE))
+		die("%s: UD modify to RTR failed", n->name);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x300;
+	if (ibv_modify_qp(n->ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("%s: UD modify to RTS failed", n->name);
+}
+
+/* Waits for one completion on n's CQ and checks it (RC QP). */
+static struct ibv_wc wait_wc_qp(const struct node *n, const struct ibv_qp *qp,
+				uint64_t wr_id, enum ibv_wc_opcode opcode);
+
 static struct ibv_wc wait_wc(const struct node *n, uint64_t wr_id,
 			     enum ibv_wc_opcode opcode)
+{
+	return wait_wc_qp(n, n->qp, wr_id, opcode);
+}
+
+static struct ibv_wc wait_wc_qp(const struct node *n, const struct ibv_qp *qp,
+				uint64_t wr_id, enum ibv_wc_opcode opcode)
 {
 	struct ibv_wc wc;
 	long polls = 0;
@@ -230,10 +271,10 @@ static struct ibv_wc wait_wc(const struct node *n, uint64_t wr_id,
 		die("%s: wr_id %" PRIu64 " completed with status %d",
 		    n->name, wc.wr_id, wc.status);
 	if (wc.wr_id != wr_id || wc.opcode != opcode ||
-	    wc.qp_num != n->qp->qp_num)
+	    wc.qp_num != qp->qp_num)
 		die("%s: completion wr_id %" PRIu64 " opcode %d qp 0x%x, expected wr_id %" PRIu64 " opcode %d qp 0x%x",
 		    n->name, wc.wr_id, wc.opcode, wc.qp_num, wr_id, opcode,
-		    n->qp->qp_num);
+		    qp->qp_num);
 	return wc;
 }
 
@@ -280,9 +321,41 @@ static void post_send(struct node *n, uint64_t wr_id, enum ibv_wr_opcode op,
 		die("%s: ibv_post_send failed", n->name);
 }
 
+static void post_atomic(struct node *n, uint64_t wr_id, enum ibv_wr_opcode op,
+			const struct node *peer, uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_sge sg = {
+		.addr = (uintptr_t)(n->buf + N0_ATOMIC),
+		.length = 8,
+		.lkey = n->mr->lkey,
+	};
+	struct ibv_send_wr wr, *bad;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = (uintptr_t)(peer->buf + N1_ATOMIC);
+	wr.wr.atomic.rkey = peer->mr->rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	if (ibv_post_send(n->qp, &wr, &bad))
+		die("%s: ibv_post_send(atomic) failed", n->name);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
 static void close_node(struct node *n)
 {
-	if (ibv_destroy_qp(n->qp) || ibv_dereg_mr(n->mr) ||
+	if (ibv_destroy_qp(n->ud) || ibv_destroy_qp(n->qp) || ibv_dereg_mr(n->mr) ||
 	    ibv_destroy_cq(n->cq) || ibv_dealloc_pd(n->pd) ||
 	    ibv_close_device(n->ctx))
 		die("%s: teardown failed", n->name);
@@ -298,7 +371,7 @@ int main(void)
 	/* Before any ibv_ call: ask our library for the per-WR timeline. */
 	setenv("RNIC_TIMELINE", "1", 0);
 
-	printf("== rnic demo: two nodes, one RC connection ==\n");
+	printf("== rnic demo: two nodes, an RC connection and a UD QP on each ==\n");
 	open_node(&n0, "rnic0");
 	open_node(&n1, "rnic1");
 	connect_qp(&n0, &n1, 0x000100, 0x000200);
@@ -370,6 +443,89 @@ int main(void)
 	expect_bytes("READ", n0.buf + N0_READ, n1.buf + N1_READ, len);
 	printf("5. RDMA_READ       %5u B  rnic1 memory -> rnic0: byte_len %u, data ok\n",
 	       len, wc.byte_len);
+
+	/* 6. Atomics on an 8-byte counter in rnic1's memory */
+	{
+		uint64_t v = 1000;
+
+		memcpy(n1.buf + N1_ATOMIC, &v, 8);
+		post_atomic(&n0, 6, IBV_WR_ATOMIC_FETCH_AND_ADD, &n1, 25, 0);
+		wc = wait_wc(&n0, 6, IBV_WC_FETCH_ADD);
+		if (wc.byte_len != 8 || get64(n0.buf + N0_ATOMIC) != 1000 ||
+		    get64(n1.buf + N1_ATOMIC) != 1025)
+			die("FETCH_ADD: returned %" PRIu64 ", counter %" PRIu64,
+			    get64(n0.buf + N0_ATOMIC), get64(n1.buf + N1_ATOMIC));
+		printf("6. FETCH_AND_ADD      8 B  rnic1 counter 1000 + 25: returned %" PRIu64
+		       ", counter now %" PRIu64 "\n", get64(n0.buf + N0_ATOMIC),
+		       get64(n1.buf + N1_ATOMIC));
+		post_atomic(&n0, 7, IBV_WR_ATOMIC_CMP_AND_SWP, &n1, 1025, 77);
+		wait_wc(&n0, 7, IBV_WC_COMP_SWAP);
+		if (get64(n0.buf + N0_ATOMIC) != 1025 || get64(n1.buf + N1_ATOMIC) != 77)
+			die("CMP_SWAP: returned %" PRIu64 ", counter %" PRIu64,
+			    get64(n0.buf + N0_ATOMIC), get64(n1.buf + N1_ATOMIC));
+		printf("7. CMP_AND_SWP        8 B  rnic1 counter == 1025 ? 77: returned %" PRIu64
+		       ", counter now %" PRIu64 "\n", get64(n0.buf + N0_ATOMIC),
+		       get64(n1.buf + N1_ATOMIC));
+	}
+
+	/* 8. UD SEND through an address handle */
+	{
+		struct ibv_ah_attr aa;
+		struct ibv_ah *ah;
+		struct ibv_sge sg = {
+			.addr = (uintptr_t)(n0.buf + N0_UD),
+			.length = 100,
+			.lkey = n0.mr->lkey,
+		};
+		struct ibv_send_wr wr, *bad;
+
+		ud_to_rts(&n0);
+		ud_to_rts(&n1);
+		memset(&aa, 0, sizeof(aa));
+		aa.is_global = 1;
+		aa.grh.dgid = n1.gid;
+		aa.grh.sgid_index = GID_INDEX;
+		aa.grh.hop_limit = 64;
+		aa.port_num = PORT;
+		ah = ibv_create_ah(n0.pd, &aa);
+		if (!ah)
+			die("ibv_create_ah: %s", strerror(errno));
+		{
+			struct ibv_sge rs = {
+				.addr = (uintptr_t)(n1.buf + N1_UD),
+				.length = 40 + 1024,
+				.lkey = n1.mr->lkey,
+			};
+			struct ibv_recv_wr rwr = { .wr_id = 108, .sg_list = &rs, .num_sge = 1 };
+			struct ibv_recv_wr *rbad;
+
+			if (ibv_post_recv(n1.ud, &rwr, &rbad))
+				die("rnic1: UD ibv_post_recv failed");
+		}
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 8;
+		wr.sg_list = &sg;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = n1.ud->qp_num;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+		if (ibv_post_send(n0.ud, &wr, &bad))
+			die("rnic0: UD ibv_post_send failed");
+		wc = wait_wc_qp(&n1, n1.ud, 108, IBV_WC_RECV);
+		if (wc.byte_len != 40 + 100 || !(wc.wc_flags & IBV_WC_GRH) ||
+		    wc.src_qp != n0.ud->qp_num)
+			die("UD: byte_len %u flags 0x%x src_qp 0x%x", wc.byte_len, wc.wc_flags,
+			    wc.src_qp);
+		wait_wc_qp(&n0, n0.ud, 8, IBV_WC_SEND);
+		expect_bytes("UD SEND", n1.buf + N1_UD + 40, n0.buf + N0_UD, 100);
+		printf("8. UD SEND          100 B  rnic0 UD QP 0x%06x -> rnic1 UD QP 0x%06x: byte_len %u "
+		       "(40-byte GRH + 100), src_qp 0x%06x, data ok\n", n0.ud->qp_num,
+		       n1.ud->qp_num, wc.byte_len, wc.src_qp);
+		if (ibv_destroy_ah(ah))
+			die("ibv_destroy_ah failed");
+	}
 
 	close_node(&n0);
 	close_node(&n1);
