@@ -336,21 +336,20 @@ static void fv_quiesce(int i)
 }
 
 /*
- * Finding rewind-flush-hang (tb/fuzz/findings/): after a rewind of the send
- * queue (RNR wait, ACK timeout), a flush can retire WQEs beyond the rewound
- * fetch index, and the QP's send queue never moves again (WRs posted after
- * that never complete). With the finding excluded, QPs get rnr_retry 0 (an
- * RNR NAK ends the WR, no RNR wait) and timeout 0 (no ACK timer), so that
- * nothing rewinds; invalid values stay invalid.
+ * Finding rewind-flush-dup (tb/fuzz/findings/): after a rewind of the send
+ * queue (RNR wait, ACK timeout) and a flush, a WQE completes twice. With the
+ * finding excluded, QPs get rnr_retry 0 (an RNR NAK ends the WR, no RNR
+ * wait) and timeout 0 (no ACK timer), so that nothing rewinds; invalid
+ * values stay invalid.
  */
 static uint8_t fv_rnr(uint8_t v)
 {
-	return v <= 7 && fz_excluded("rewind-flush-hang") ? 0 : v;
+	return v <= 7 && fz_excluded("rewind-flush-dup") ? 0 : v;
 }
 
 static uint8_t fv_timeout(uint8_t v)
 {
-	return v <= 31 && fz_excluded("rewind-flush-hang") ? 0 : v;
+	return v <= 31 && fz_excluded("rewind-flush-dup") ? 0 : v;
 }
 
 static void fv_destroy_qp(int i)

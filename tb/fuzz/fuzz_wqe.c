@@ -831,10 +831,10 @@ static void fw_pick_params(struct fz_in *in, struct fw_qp_params *p)
 	p->timeout = 1 + fz_below(in, 3);
 	p->retry_cnt = fz_below(in, 3);
 	p->rnr_retry = fz_below(in, 3);
-	/* Finding rewind-flush-hang (tb/fuzz/findings/): while it is excluded
+	/* Finding rewind-flush-dup (tb/fuzz/findings/): while it is excluded
 	 * nothing rewinds the send queue: no RNR wait (an RNR NAK ends the WQE
 	 * at once), no ACK timer. */
-	if (fz_excluded("rewind-flush-hang")) {
+	if (fz_excluded("rewind-flush-dup")) {
 		p->rnr_retry = 0;
 		p->timeout = 0;
 	}

@@ -134,6 +134,16 @@ static inline int r_drain(struct ibv_cq *cq, int polls, const char *who)
 	return n;
 }
 
+/* Polls until @want completions came (or @polls empty polls passed). */
+static inline int r_wait(struct ibv_cq *cq, int want, int polls, const char *who)
+{
+	int n = 0;
+
+	while (n < want && polls-- > 0)
+		n += r_drain(cq, 1, who);
+	return n + r_drain(cq, 40, who);	/* and nothing more comes */
+}
+
 static inline int r_verdict(const char *name, int reproduced)
 {
 	printf("FINDING %s: %s\n", name, reproduced ? "reproduced" : "not reproduced (fixed?)");

@@ -41,7 +41,7 @@ int main(void)
 		wr.wr_id = 2;
 		R_CHECK(!ibv_post_send(s[0].qp, &wr, &bad_wr));
 	}
-	n = r_drain(s[0].cq, 20000, "sender");
+	n = r_wait(s[0].cq, 2, 20000, "sender");
 	printf("%d of 2 WRs completed after the QP went to ERR during an RNR wait\n", n);
 	return r_verdict("rewind-flush-hang", n != 2);
 }
