@@ -1480,6 +1480,11 @@ module rnic_rx_engine #(
                 aev_push_q <= 1'b1;
                 aev_in_q <= {rnic_pkg::EvQpLastWqe, qpn_q};
               end
+              // A packet whose retiring ended in this flush (an ACK that
+              // reached a failed WQE) still holds its frame slot.
+              release_o <= from_pkt_q && !placed_q;
+              release_slot_o <= slot_q;
+              placed_q <= 1'b1;
               flushing_q <= 1'b0;
               st_q <= StIdle;
             end

@@ -433,11 +433,15 @@ module rnic_requester #(
           status_q <= rnic_pkg::WcSuccess;
           resend_q <= (idx_q != new_idx_q[q]);
           skip_psn_q <= (idx_q != new_idx_q[q]) ? skip_q[q] : sq_psn_q[q];
-          if (flush_q || stopped_q[q] || (ctx.state == rnic_pkg::QpsErr)) begin
-            // Flush records replace whatever the ring holds for the index.
+          if (ctx.state == rnic_pkg::QpsReset) begin
+            st_q <= StIdle;     // fetched before the QP was reset
+          end else if (flush_q || stopped_q[q] || (ctx.state == rnic_pkg::QpsErr)) begin
+            // Flush records replace whatever the ring holds for the index;
+            // a WQE sent before whose record is gone has completed already.
             flush_q <= 1'b1;
             resend_q <= 1'b0;
-            st_q <= StInfl;
+            st_q <= ((idx_q != new_idx_q[q]) &&
+                     !(ring_rd_v_i && (rec.wqe_idx == idx_q))) ? StIdle : StInfl;
           end else if (stale) begin
             st_q <= StIdle;     // fetched before a rewind: it comes again
           end else if ((idx_q != new_idx_q[q]) && !rec_ok) begin
@@ -600,6 +604,8 @@ module rnic_requester #(
     if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
       if (qp_wr_flags_i[rnic_pkg::QpFlagSetSqPsn]) sq_psn_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_sq_psn_i;
       if (qp_wr_flags_i[rnic_pkg::QpFlagResetSq]) begin
+        // A new epoch: WQEs fetched before the reset are dropped.
+        epoch_q[qp_wr_idx_i[QpW-1:0]] <= epoch_q[qp_wr_idx_i[QpW-1:0]] + 8'd1;
         stopped_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
         new_idx_q[qp_wr_idx_i[QpW-1:0]] <= '0;
         rd_out_q[qp_wr_idx_i[QpW-1:0]] <= '0;

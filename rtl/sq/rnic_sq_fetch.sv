@@ -218,6 +218,7 @@ module rnic_sq_fetch #(
       fetch_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       done_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       hold_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+      epoch_q[qp_wr_idx_i[QpW-1:0]] <= epoch_q[qp_wr_idx_i[QpW-1:0]] + 8'd1;
     end
   end
 
