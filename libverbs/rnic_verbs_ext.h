@@ -38,6 +38,8 @@ int rnic_verbs_wire_drop(unsigned int node, int opcode, int64_t psn,
 			 unsigned int skip, unsigned int count);
 /* Frames node @node lost to those rules so far. */
 uint64_t rnic_verbs_wire_drop_hits(unsigned int node);
+/* Frames node @node has sent on the wire so far. */
+uint64_t rnic_verbs_wire_frames(unsigned int node);
 
 #ifdef __cplusplus
 }

@@ -29,3 +29,10 @@ RV_EXPORT uint64_t rnic_verbs_wire_drop_hits(unsigned int node)
 
 	return sim ? rnic_sim_wire_drop_hits(sim, node) : 0;
 }
+
+RV_EXPORT uint64_t rnic_verbs_wire_frames(unsigned int node)
+{
+	struct rnic_sim *sim = rnic_sim_global();
+
+	return sim ? rnic_sim_wire_frames(sim, node) : 0;
+}

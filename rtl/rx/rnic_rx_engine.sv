@@ -263,9 +263,15 @@ module rnic_rx_engine #(
   assign done_qpn_o = qpn_q;
   assign done_ci_o = cdone_q[q];
 
-  // Jobs
+  // Jobs: njob_q is built by the states of a request, job_q waits for the
+  // transmit side.
   logic job_v_q;
-  rnic_pkg::rsp_job_t job_q;
+  rnic_pkg::rsp_job_t job_q, njob_q;
+  logic ack_merge;
+  assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
+                     (job_q.syn == rnic_pkg::AethAck) && (njob_q.kind == rnic_pkg::JobAck) &&
+                     (njob_q.syn == rnic_pkg::AethAck) && (njob_q.qpn == job_q.qpn) &&
+                     rnic_pkg::psn_ge(njob_q.psn, job_q.psn) && !(job_valid_o && job_ready_i);
   assign job_valid_o = job_v_q && ((job_q.kind != rnic_pkg::JobRead) || place_idle);
   assign job_o = job_q;
 
@@ -555,8 +561,8 @@ module rnic_rx_engine #(
   assign wr_last_o = 1'b1;
 
   logic rsp_inc;
-  assign rsp_inc = (st_q == StJob) && !job_v_q && !need_cqe_q && (job_q.kind != rnic_pkg::JobAck) &&
-                   !job_q.dup;
+  assign rsp_inc = (st_q == StJob) && !job_v_q && !need_cqe_q &&
+                   (njob_q.kind != rnic_pkg::JobAck) && !njob_q.dup;
 
   // Inputs: one event at a time, errors of the command path first.
   // The QP of a finished event stays selected until its progress report left.
@@ -599,6 +605,7 @@ module rnic_rx_engine #(
       cqe_q <= '0;
       job_v_q <= 1'b0;
       job_q <= '0;
+      njob_q <= '0;
       wqe_addr_q <= '0;
       wqe_len_q <= '0;
       wqe_q <= '0;
@@ -1003,13 +1010,11 @@ module rnic_rx_engine #(
         // Responder
         // ---------------------------------------------------------------------
         StReq: begin
-          // job_q is one register: a job not yet taken (a READ waits for
-          // placement to drain) holds the next request back.
-          if (!job_v_q) begin
+          begin
             err_syn_q <= '0;
             err_cqe_q <= 1'b0;
             err_status_q <= '0;
-            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
+            njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
             if (qp_ud) begin
               // UD: no PSN order; a wrong Q_Key or no receive WQE drops it.
               if ((d_q.qkey != ctx.qkey) || !rx_avail) begin
@@ -1054,7 +1059,7 @@ module rnic_rx_engine #(
                 end else if (is_atomic) begin
                   st_q <= StAtDup;
                 end else begin
-                  job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q],
+                  njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q],
                                   '0, '0, '0, 1'b0);
                   ret_st_q <= StDrop;
                   st_q <= StJob;
@@ -1062,7 +1067,7 @@ module rnic_rx_engine #(
               end else if (!nak_sent_q[q]) begin
                 // Ahead of the expected PSN: one NAK per gap.
                 nak_sent_q[q] <= 1'b1;
-                job_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q],
+                njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q],
                                 '0, '0, '0, 1'b0);
                 ret_st_q <= StDrop;
                 st_q <= StJob;
@@ -1092,7 +1097,7 @@ module rnic_rx_engine #(
                   st_q <= StDrop;
                 end else begin
                   // Receiver not ready: RNR NAK with our minimum RNR timer.
-                  job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
+                  njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
                                   msn_q[q], '0, '0, '0, 1'b0);
                   ret_st_q <= StDrop;
                   st_q <= StJob;
@@ -1190,7 +1195,7 @@ module rnic_rx_engine #(
               wqe_len_q <= 16'd8;
               st_q <= StAtRd;
             end else if (is_read_req) begin
-              job_q <= mk_job(rnic_pkg::JobRead, qpn_q, d_q.psn, rnic_pkg::AethAck,
+              njob_q <= mk_job(rnic_pkg::JobRead, qpn_q, d_q.psn, rnic_pkg::AethAck,
                               dup_q ? msn_q[q] : msn_q[q] + 24'd1, chk_bus, d_q.reth_len, '0, dup_q);
               if (!dup_q) begin
                 msn_q[q] <= msn_q[q] + 24'd1;
@@ -1299,7 +1304,7 @@ module rnic_rx_engine #(
             ac_ptr_q[q] <= ac_ptr_q[q] + 2'd1;
             msn_q[q] <= msn_q[q] + 24'd1;
             epsn_q[q] <= epsn + 24'd1;
-            job_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck,
+            njob_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck,
                             msn_q[q] + 24'd1, '0, '0, at_orig_q, 1'b0);
             ret_st_q <= StDrop;
             st_q <= StJob;
@@ -1316,7 +1321,7 @@ module rnic_rx_engine #(
         end
         StAtDup: begin
           if (ac_hit) begin
-            job_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q],
+            njob_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q],
                             '0, '0, ac_val, 1'b1);
             ret_st_q <= StDrop;
             st_q <= StJob;
@@ -1360,7 +1365,7 @@ module rnic_rx_engine #(
             end
           end else begin
             if (!qp_ud) epsn_q[q] <= epsn + 24'd1;
-            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
+            njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
                             msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
             if (is_last) begin
               msn_q[q] <= msn_q[q] + 24'd1;
@@ -1416,10 +1421,19 @@ module rnic_rx_engine #(
             st_q <= (d_q.ack_req && !noack) ? StJob : StDrop;
           end
         end
+        // Hand the new job over. ACK coalescing: while an ACK of the same
+        // QP still waits to be taken (the transmit side is busy), a newer
+        // ACK replaces it - one frame acknowledges both.
         StJob: begin
-          if (!job_v_q && !need_cqe_q) begin
-            job_v_q <= 1'b1;
-            st_q <= ret_st_q;
+          if (!need_cqe_q) begin
+            if (!job_v_q) begin
+              job_q <= njob_q;
+              job_v_q <= 1'b1;
+              st_q <= ret_st_q;
+            end else if (ack_merge) begin
+              job_q <= njob_q;
+              st_q <= ret_st_q;
+            end
           end
         end
         // Responder error: receive completion (if a receive is consumed), NAK,
