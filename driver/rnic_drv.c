@@ -4,6 +4,7 @@
  * allocation and IOMMU mappings, PD, MR and CQ contexts.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,11 @@ struct rnic_iova_range {
 
 static struct rnic_dev rnic_devs[RNIC_SIM_MAX_NODES];
 static int rnic_dev_ready[RNIC_SIM_MAX_NODES];
+static struct rnic_buf rnic_eq_bufs[RNIC_SIM_MAX_NODES];
+
+/* Entries of the event queue: events are rare (errors, limits), and the
+ * hardware never checks the queue for overrun. */
+#define RNIC_EQ_LOG_SIZE	12
 
 void rnic_dbg(const char *fmt, ...)
 {
@@ -439,6 +445,31 @@ static int dev_probe(struct rnic_dev *dev)
 	return 0;
 }
 
+/* The event queue: CQ 0, a ring without doorbell record (never checked for
+ * overrun), owner bytes set to 1. */
+static int eq_init(struct rnic_dev *dev)
+{
+	struct rnic_buf *buf = &rnic_eq_bufs[dev->node];
+	uint64_t args[3];
+	uint32_t i, n = 1u << RNIC_EQ_LOG_SIZE;
+	int ret;
+
+	if (!buf->va) {
+		ret = rnic_buf_alloc(dev, (size_t)RNIC_CQE_SIZE << RNIC_EQ_LOG_SIZE, buf);
+		if (ret)
+			return ret;
+	}
+	dev->eq_ring = buf->va;
+	dev->eq_log_size = RNIC_EQ_LOG_SIZE;
+	dev->eq_ci = 0;
+	for (i = 0; i < n; i++)
+		dev->eq_ring[i].owner = 1;
+	args[0] = rnic_cq_arg0(RNIC_EQ_LOG_SIZE, 1);
+	args[1] = buf->dma.iova;
+	args[2] = 0;
+	return rnic_cmd(dev, RNIC_CMD_CQ_WRITE, RNIC_EQN, args, 3, NULL, 0);
+}
+
 static int dev_init(struct rnic_dev *dev)
 {
 	int ret;
@@ -453,8 +484,12 @@ static int dev_init(struct rnic_dev *dev)
 		ret = bm_init(&dev->cq_map, 1, dev->caps.n_cq);	/* CQ 0: the event queue */
 	if (!ret)
 		ret = bm_init(&dev->mr_map, 1, dev->caps.n_mr);
+	if (!ret)
+		ret = bm_init(&dev->srq_map, 0, dev->caps.n_qp);	/* one per QP number at most */
 	if (!ret && !dev->iova_free)
 		ret = iova_init(dev);
+	if (!ret)
+		ret = eq_init(dev);
 	return ret;
 }
 
@@ -706,8 +741,15 @@ int rnic_mw_free(struct rnic_dev *dev, struct rnic_mw *mw)
 
 int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *cq)
 {
+	return rnic_cq_create_ex(dev, min_entries, 0, cq);
+}
+
+int rnic_cq_create_ex(struct rnic_dev *dev, uint32_t min_entries, int dbrec,
+		      struct rnic_cq *cq)
+{
 	unsigned int log = RNIC_MIN_CQ_LOG;
 	uint64_t args[3];
+	size_t ring_len;
 	uint32_t i;
 	int ret;
 
@@ -715,13 +757,15 @@ int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *c
 		return EINVAL;
 	while ((1u << log) < min_entries)
 		log++;
+	ring_len = (size_t)RNIC_CQE_SIZE << log;
 
 	rnic_lock();
 	if (bm_alloc(&dev->cq_map, 0, &cq->cqn)) {
 		ret = ENOMEM;
 		goto out;
 	}
-	ret = rnic_buf_alloc(dev, (size_t)RNIC_CQE_SIZE << log, &cq->buf);
+	ret = rnic_buf_alloc(dev, ring_len + (dbrec ? sizeof(struct rnic_cq_dbrec) : 0),
+			     &cq->buf);
 	if (ret)
 		goto err_cqn;
 	cq->log_size = log;
@@ -729,10 +773,16 @@ int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *c
 	cq->ring = cq->buf.va;
 	for (i = 0; i < cq->entries; i++)
 		cq->ring[i].owner = 1;
+	cq->dbrec = NULL;
+	cq->dbrec_iova = 0;
+	if (dbrec) {
+		cq->dbrec = (struct rnic_cq_dbrec *)((uint8_t *)cq->buf.va + ring_len);
+		cq->dbrec_iova = rnic_dma_iova(&cq->buf.dma, cq->dbrec);
+	}
 
 	args[0] = rnic_cq_arg0(log, 1);
 	args[1] = cq->buf.dma.iova;
-	args[2] = 0;	/* no doorbell record: the overrun check is off */
+	args[2] = cq->dbrec_iova;	/* 0: the overrun check is off */
 	ret = rnic_cmd(dev, RNIC_CMD_CQ_WRITE, cq->cqn, args, 3, NULL, 0);
 	if (ret)
 		goto err_buf;
@@ -758,6 +808,124 @@ int rnic_cq_destroy(struct rnic_dev *dev, struct rnic_cq *cq)
 	rnic_buf_free(dev, &cq->buf);
 	bm_free(&dev->cq_map, cq->cqn);
 	cq->ring = NULL;
+	cq->dbrec = NULL;
+	rnic_unlock();
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Event queue                                                              */
+/* ------------------------------------------------------------------------ */
+
+int rnic_eq_next(struct rnic_dev *dev, unsigned int *type, uint32_t *num)
+{
+	const uint32_t mask = (1u << dev->eq_log_size) - 1;
+
+	while (dev->eq_ring) {
+		struct rnic_cqe *e = &dev->eq_ring[dev->eq_ci & mask];
+
+		if (!rnic_cqe_is_new(e, dev->eq_ci, dev->eq_log_size))
+			return 0;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		dev->eq_ci++;
+		if (e->opcode != RNIC_EQE_OPCODE) {
+			rnic_dbg("node %u: event queue record with opcode %#x skipped\n",
+				 dev->node, e->opcode);
+			continue;
+		}
+		*type = e->status;
+		*num = le32toh(e->qpn) & 0xffffff;
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* SRQ                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static int srq_push(struct rnic_dev *dev, const struct rnic_srq *srq, int valid,
+		    int reset)
+{
+	uint64_t args[2];
+
+	args[0] = rnic_srq_arg0(srq->log_size, srq->log_stride, srq->limit, valid, reset);
+	args[1] = valid ? srq->iova : 0;
+	return rnic_cmd(dev, RNIC_CMD_SRQ_WRITE, srq->srqn, args, 2, NULL, 0);
+}
+
+int rnic_srq_create(struct rnic_dev *dev, uint32_t max_wr, uint32_t max_sge,
+		    struct rnic_srq *srq)
+{
+	unsigned int log = 0, stride = RNIC_LOG_WQE_BB;
+	int ret;
+
+	if (max_wr > RNIC_MAX_QP_WR || max_sge > dev->caps.max_sge)
+		return EINVAL;
+	while ((1u << log) < max_wr)
+		log++;
+	/* Receive WQE: header + data segments, as an RQ's. */
+	while ((1u << stride) < RNIC_SEG_SIZE * (1 + max_sge))
+		stride++;
+
+	memset(srq, 0, sizeof(*srq));
+	srq->log_size = log;
+	srq->log_stride = stride;
+	srq->entries = 1u << log;
+	srq->max_sge = ((1u << stride) - RNIC_SEG_SIZE) / RNIC_SEG_SIZE;
+	if (srq->max_sge > dev->caps.max_sge)
+		srq->max_sge = dev->caps.max_sge;
+
+	rnic_lock();
+	if (bm_alloc(&dev->srq_map, 1, &srq->srqn)) {
+		ret = ENOMEM;
+		goto out;
+	}
+	ret = rnic_buf_alloc(dev, (size_t)srq->entries << stride, &srq->buf);
+	if (ret)
+		goto err_srqn;
+	srq->ring = srq->buf.va;
+	srq->iova = srq->buf.dma.iova;
+	ret = srq_push(dev, srq, 1, 1);
+	if (ret)
+		goto err_buf;
+	rnic_unlock();
+	return 0;
+
+err_buf:
+	rnic_buf_free(dev, &srq->buf);
+err_srqn:
+	bm_free(&dev->srq_map, srq->srqn);
+out:
+	rnic_unlock();
+	return ret;
+}
+
+int rnic_srq_set_limit(struct rnic_dev *dev, struct rnic_srq *srq, uint16_t limit)
+{
+	uint16_t old = srq->limit;
+	int ret;
+
+	rnic_lock();
+	srq->limit = limit;
+	ret = srq_push(dev, srq, 1, 0);
+	if (ret)
+		srq->limit = old;
+	rnic_unlock();
+	return ret;
+}
+
+int rnic_srq_destroy(struct rnic_dev *dev, struct rnic_srq *srq)
+{
+	int ret;
+
+	rnic_lock();
+	srq->limit = 0;
+	ret = srq_push(dev, srq, 0, 0);
+	/* Unmapping after the invalidation: a straggling read faults. */
+	rnic_buf_free(dev, &srq->buf);
+	bm_free(&dev->srq_map, srq->srqn);
+	srq->ring = NULL;
 	rnic_unlock();
 	return ret;
 }

@@ -6,12 +6,14 @@
  * counted) by every open of that node. The driver owns:
  *   - bring-up: DEV_ID/CAPS check, PORT_MAC/PORT_IP programming;
  *   - per-device resource numbers: PD numbers, QPNs (2..NQp-1), CQNs
- *     (0..NCq-1), MR indices (1..NMr-1) with a rotating 8-bit key byte;
+ *     (1..NCq-1; CQ 0 is the event queue), SRQ numbers (0..NQp-1), MR
+ *     indices (1..NMr-1) with a rotating 8-bit key byte;
  *   - an IOVA allocator per node and the IOMMU mappings: exactly the pages
  *     of a registered MR or of a queue are mapped, each mapping is followed
  *     by an unmapped guard page in IOVA space;
  *   - the command interface (CMD_ARGn, CMD_GO, poll CMD_STATUS);
- *   - CQ, MR and QP contexts, and the QP state machine.
+ *   - CQ, MR, QP and SRQ contexts, and the QP state machine;
+ *   - the event queue (CQ 0): created at bring-up, drained by rnic_eq_next().
  *
  * Functions return 0 or a positive errno value.
  *
@@ -123,6 +125,7 @@ struct rnic_caps {
 #define RNIC_PAGE_SIZE		RNIC_SIM_PAGE_SIZE
 
 struct rnic_iova_range;
+struct rnic_cqe;
 
 struct rnic_bitmap {
 	uint64_t *bits;
@@ -140,9 +143,14 @@ struct rnic_dev {
 	uint64_t mac;		/* byte 0 in [47:40] */
 	uint32_t ip;		/* first octet in [31:24] */
 
+	/* The event queue, CQ 0 (rnic_eq_next()) */
+	struct rnic_cqe *eq_ring;
+	unsigned int eq_log_size;
+	uint32_t eq_ci;		/* consumer index, free running */
+
 	/* Private to the driver */
 	int refcnt;
-	struct rnic_bitmap pd_map, cq_map, qp_map, mr_map;
+	struct rnic_bitmap pd_map, cq_map, qp_map, mr_map, srq_map;
 	uint8_t key_next;
 	struct rnic_iova_range *iova_free;
 	uint64_t iova_mapped;	/* bytes currently mapped */
@@ -268,12 +276,21 @@ struct rnic_cq {
 	unsigned int log_size;
 	uint32_t entries;
 	struct rnic_cqe *ring;
-	struct rnic_buf buf;
+	struct rnic_cq_dbrec *dbrec;	/* NULL without overrun detection */
+	uint64_t dbrec_iova;
+	struct rnic_buf buf;		/* ring | doorbell record */
 };
 
 /* Ring of the next power of two >= @min_entries (at least 2) CQEs, owner
- * bytes set to 1, context written with CQ_WRITE. */
+ * bytes set to 1, context written with CQ_WRITE, no doorbell record: the
+ * hardware never checks the ring for overrun. */
 int rnic_cq_create(struct rnic_dev *dev, uint32_t min_entries, struct rnic_cq *cq);
+/* The same with @dbrec: a doorbell record (cq->dbrec, zeroed) right after
+ * the ring in the same mapping, whose IOVA goes to CQ_WRITE ARG2; the owner
+ * of the CQ stores the consumer index there after consuming CQEs, and the
+ * hardware detects overruns (docs/formats.md). */
+int rnic_cq_create_ex(struct rnic_dev *dev, uint32_t min_entries, int dbrec,
+		      struct rnic_cq *cq);
 /* Invalidate the context and unmap; always releases the resources. */
 int rnic_cq_destroy(struct rnic_dev *dev, struct rnic_cq *cq);
 
@@ -283,6 +300,46 @@ static inline void rnic_cq_arm(struct rnic_dev *dev, const struct rnic_cq *cq,
 	rnic_sim_mmio_write(dev->sim, dev->node, RNIC_REG_CQ_DB,
 			    rnic_db_cq(cq->cqn, 1, solicited_only));
 }
+
+/*
+ * The event queue (CQ 0): the next record, consumed, if the hardware wrote
+ * one (owner bit). Returns 1 with the event type (enum ibv_event_type) and
+ * the number of the QP, CQ or SRQ it is about, 0 if there is none. Records
+ * that are not events (opcode) are skipped. Call with the rnic lock held.
+ */
+int rnic_eq_next(struct rnic_dev *dev, unsigned int *type, uint32_t *num);
+
+/* ------------------------------------------------------------------------ */
+/* SRQ                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A shared receive queue: a ring of receive WQEs (the RQ format) that the
+ * hardware consumes in ring order, one per message at its first packet, for
+ * every QP whose context names it (W7). Its number is below the number of
+ * QPs. SRQ_DB carries the producer index.
+ */
+struct rnic_srq {
+	uint32_t srqn;
+	unsigned int log_size;
+	unsigned int log_stride;
+	uint32_t entries;	/* power of two */
+	uint32_t max_sge;	/* data segments that fit a WQE */
+	uint16_t limit;		/* as last written */
+	void *ring;
+	uint64_t iova;
+	struct rnic_buf buf;
+};
+
+/* Ring of the next power of two >= @max_wr WQEs (1..RNIC_MAX_QP_WR) with
+ * room for @max_sge SGEs; context written with the reset flag, not armed. */
+int rnic_srq_create(struct rnic_dev *dev, uint32_t max_wr, uint32_t max_sge,
+		    struct rnic_srq *srq);
+/* Rewrite the context with @limit (0 disarms, non-zero arms the SRQ-limit
+ * event); the queue indices are kept. */
+int rnic_srq_set_limit(struct rnic_dev *dev, struct rnic_srq *srq, uint16_t limit);
+/* Invalidate the context and unmap; always releases the resources. */
+int rnic_srq_destroy(struct rnic_dev *dev, struct rnic_srq *srq);
 
 /* ------------------------------------------------------------------------ */
 /* QP                                                                       */
@@ -298,6 +355,8 @@ struct rnic_qp_init {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline_data;
+	int use_srq;		/* receives come from SRQ srqn (W7) */
+	uint32_t srqn;
 };
 
 struct rnic_wq_geom {
@@ -383,6 +442,11 @@ static inline void rnic_ring_sq(struct rnic_dev *dev, uint32_t qpn, uint16_t pi)
 static inline void rnic_ring_rq(struct rnic_dev *dev, uint32_t qpn, uint16_t pi)
 {
 	rnic_sim_mmio_write(dev->sim, dev->node, RNIC_REG_RQ_DB, rnic_db_wq(qpn, pi));
+}
+
+static inline void rnic_ring_srq(struct rnic_dev *dev, uint32_t srqn, uint16_t pi)
+{
+	rnic_sim_mmio_write(dev->sim, dev->node, RNIC_REG_SRQ_DB, rnic_db_srq(srqn, pi));
 }
 
 #endif /* RNIC_DRV_H */

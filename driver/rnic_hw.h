@@ -36,6 +36,7 @@
 #define RNIC_REG_SQ_DB		0x1000
 #define RNIC_REG_RQ_DB		0x1008
 #define RNIC_REG_CQ_DB		0x1010
+#define RNIC_REG_SRQ_DB		0x1018
 
 #define RNIC_CMD_NARGS		8
 #define RNIC_CMD_NOUT		4
@@ -67,6 +68,7 @@ enum rnic_cmd_op {
 	RNIC_CMD_QP_QUERY = 0x02,
 	RNIC_CMD_CQ_WRITE = 0x10,
 	RNIC_CMD_MR_WRITE = 0x20,
+	RNIC_CMD_SRQ_WRITE = 0x30,
 };
 
 /* CMD_GO: [7:0] op, [31:8] object index. */
@@ -90,10 +92,30 @@ enum rnic_cmd_result {
 #define RNIC_QP_QUERY_SQ_PSN(out1)	((uint32_t)((out1) & 0xffffff))
 #define RNIC_QP_QUERY_RQ_PSN(out1)	((uint32_t)(((out1) >> 24) & 0xffffff))
 
-/* CQ_WRITE: ARG0 [4:0] log2 entries, [8] valid; ARG1 ring IOVA. */
+/* CQ_WRITE: ARG0 [4:0] log2 entries, [8] valid; ARG1 ring IOVA (resets the
+ * producer index, the error state and the arming); ARG2 IOVA of the CQ's
+ * doorbell record (struct rnic_cq_dbrec), 0 = no overrun check. */
 static inline uint64_t rnic_cq_arg0(unsigned int log_size, int valid)
 {
 	return (uint64_t)(log_size & 0x1f) | ((uint64_t)!!valid << 8);
+}
+
+/*
+ * SRQ_WRITE (index = SRQ number, below the number of QPs): ARG0 [4:0] log2
+ * entries, [8] valid, [9] reset the producer/consumer indices (creation
+ * only), [15:12] log2 WQE stride, [47:32] limit (0: the SRQ-limit event is
+ * not armed; non-zero arms it, the hardware disarms it when it fires);
+ * ARG1 ring IOVA. The whole context is written every time.
+ */
+#define RNIC_SRQ_F_VALID	(1ULL << 8)
+#define RNIC_SRQ_F_RESET	(1ULL << 9)
+
+static inline uint64_t rnic_srq_arg0(unsigned int log_size, unsigned int log_stride,
+				     uint16_t limit, int valid, int reset)
+{
+	return (uint64_t)(log_size & 0x1f) | (valid ? RNIC_SRQ_F_VALID : 0) |
+	       (reset ? RNIC_SRQ_F_RESET : 0) | ((uint64_t)(log_stride & 0xf) << 12) |
+	       ((uint64_t)limit << 32);
 }
 
 /* MR_WRITE: ARG0 [7:0] key byte, [15:8] access, [31:16] PD, [32] valid,
@@ -173,6 +195,8 @@ struct rnic_qp_ctx {
 	uint8_t max_dest_rd_atomic;	/* 4 bits: ... it accepts from its peer */
 	uint16_t udp_sport;
 	uint32_t qkey;		/* W7: Q_Key of a UD QP */
+	uint16_t srqn;		/* W7: SRQ the receives come from ... */
+	uint8_t use_srq;	/* ... if set */
 };
 
 static inline uint64_t rnic_bits(uint64_t v, unsigned int lo, unsigned int width)
@@ -208,7 +232,8 @@ static inline void rnic_qp_ctx_pack(const struct rnic_qp_ctx *c,
 	       rnic_bits(c->rnr_retry, 12, 3) | rnic_bits(c->min_rnr_timer, 16, 5) |
 	       rnic_bits(c->max_rd_atomic, 24, 4) | rnic_bits(c->max_dest_rd_atomic, 28, 4) |
 	       rnic_bits(c->udp_sport, 32, 16);
-	w[7] = c->qkey;
+	w[7] = rnic_bits(c->qkey, 0, 32) | rnic_bits(c->srqn, 32, 16) |
+	       rnic_bits(c->use_srq, 48, 1);
 }
 
 static inline void rnic_qp_ctx_unpack(const uint64_t w[RNIC_QP_CTX_WORDS],
@@ -241,6 +266,8 @@ static inline void rnic_qp_ctx_unpack(const uint64_t w[RNIC_QP_CTX_WORDS],
 	c->max_dest_rd_atomic = rnic_getbits(w[6], 28, 4);
 	c->udp_sport = rnic_getbits(w[6], 32, 16);
 	c->qkey = (uint32_t)w[7];
+	c->srqn = rnic_getbits(w[7], 32, 16);
+	c->use_srq = rnic_getbits(w[7], 48, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -269,6 +296,25 @@ struct rnic_dbrec {
 	uint32_t sq_pi;		/* LE */
 	uint32_t rq_pi;		/* LE */
 };
+
+/*
+ * CQ doorbell record in host memory (CQ_WRITE ARG2), written by the library
+ * after it consumed CQEs: the free-running consumer index. The CQE writer
+ * reads it by DMA when a CQE would find the ring full by the index it last
+ * read (pi - ci >= 2^log); if the ring is still full the CQE is lost, the CQ
+ * goes to error and an IBV_EVENT_CQ_ERR event is written (event queue below).
+ */
+struct rnic_cq_dbrec {
+	uint32_t ci;		/* LE */
+	uint32_t rsvd;
+};
+
+/* SRQ_DB: [23:0] SRQ number, [47:32] producer index (free running); the
+ * same packing as rnic_db_wq(). */
+static inline uint64_t rnic_db_srq(uint32_t srqn, uint16_t pi)
+{
+	return rnic_db_wq(srqn, pi);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Work queue entries                                                       */
@@ -415,6 +461,17 @@ static inline int rnic_cqe_is_new(const struct rnic_cqe *cqe, uint32_t ci,
 	       ((ci >> log_size) & 1);
 }
 
+/*
+ * The event queue: CQ 0 of every device. The hardware writes asynchronous
+ * events there as CQE-sized records with the CQE's owner-bit rule: opcode
+ * byte RNIC_EQE_OPCODE, status byte = enum ibv_event_type, QPN field = the
+ * QP, CQ or SRQ number the event is about. Every record raises CQ 0's
+ * interrupt (no arming); the hardware never checks the queue for overrun,
+ * so the driver drains it at every interrupt.
+ */
+#define RNIC_EQN		0
+#define RNIC_EQE_OPCODE		0xff
+
 static_assert(sizeof(struct rnic_wqe_ctrl) == 16, "ctrl segment");
 static_assert(offsetof(struct rnic_wqe_ctrl, ds) == 4, "ctrl ds");
 static_assert(offsetof(struct rnic_wqe_ctrl, imm) == 8, "ctrl imm");
@@ -433,5 +490,6 @@ static_assert(offsetof(struct rnic_cqe, flags) == 16, "cqe flags");
 static_assert(offsetof(struct rnic_cqe, src_qp) == 20, "cqe src_qp");
 static_assert(offsetof(struct rnic_cqe, owner) == 63, "cqe owner");
 static_assert(sizeof(struct rnic_dbrec) == 8, "doorbell record");
+static_assert(sizeof(struct rnic_cq_dbrec) == 8, "CQ doorbell record");
 
 #endif /* RNIC_HW_H */

@@ -255,7 +255,7 @@ int rnic_qp_create(struct rnic_dev *dev, const struct rnic_qp_init *init,
 	    init->max_inline_data > RNIC_WQE_MAX_STRIDE)
 		return EINVAL;
 	if (init->scqn >= dev->caps.n_cq || init->rcqn >= dev->caps.n_cq ||
-	    init->pdn > RNIC_MAX_PD)
+	    init->pdn > RNIC_MAX_PD || (init->use_srq && init->srqn >= dev->caps.n_qp))
 		return EINVAL;
 
 	memset(qp, 0, sizeof(*qp));
@@ -317,6 +317,8 @@ int rnic_qp_create(struct rnic_dev *dev, const struct rnic_qp_init *init,
 	c->sq_iova = qp->sq.iova;
 	c->rq_iova = qp->rq.iova;
 	c->udp_sport = rnic_qp_udp_sport(qp->qpn);
+	c->use_srq = !!init->use_srq;
+	c->srqn = init->use_srq ? init->srqn : 0;
 	c->flags = RNIC_QPF_RESET_BOTH;
 	ret = qp_push(dev, qp->qpn, c);
 	c->flags = 0;

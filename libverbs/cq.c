@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * cq.c - completion queues: creation, arming, and removing a QP's CQEs.
- * Polling is in poll_cq.c.
+ * cq.c - completion queues: creation (with a doorbell record for overrun
+ * detection, optionally with a completion channel), arming, destruction,
+ * and removing a QP's CQEs. Polling is in poll_cq.c, completion channels
+ * and CQ events in events.c.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,30 +14,47 @@
 /* The CQ ring and context of @cq (calloc'ed by the caller), and the
  * struct ibv_cq part shared with struct ibv_cq_ex. */
 int rv_cq_init(struct rv_context *ctx, struct rv_cq *cq, uint32_t cqe,
-	       void *cq_context)
+	       void *cq_context, struct ibv_comp_channel *channel)
 {
+	struct ibv_context *context = &ctx->vctx.context;
 	int ret;
 
-	ret = rnic_cq_create(ctx->dev, cqe, &cq->hw);
+	if (channel && channel->context != context)
+		return EINVAL;
+	ret = rnic_cq_create_ex(ctx->dev, cqe, 1, &cq->hw);
 	if (ret)
 		return ret;
 	cq->ctx = ctx;
 	cq->ring = cq->hw.ring;
+	cq->dbrec = cq->hw.dbrec;
 	cq->log_size = cq->hw.log_size;
 	cq->mask = cq->hw.entries - 1;
-	cq->ci = 0;
+	cq->dbrec->ci = 0;
 	cq->qp_table = ctx->qp_table;
 	cq->qp_table_size = ctx->qp_table_size;
 	cq->sim = ctx->sim;
 	cq->node = ctx->node;
 
-	cq->ibcq.context = &ctx->vctx.context;
-	cq->ibcq.channel = NULL;
+	cq->ibcq.context = context;
+	cq->ibcq.channel = channel;
 	cq->ibcq.cq_context = cq_context;
 	cq->ibcq.handle = cq->hw.cqn;
 	cq->ibcq.cqe = (int)cq->hw.entries;
+	cq->ibcq.comp_events_completed = 0;
+	cq->ibcq.async_events_completed = 0;
 	pthread_mutex_init(&cq->ibcq.mutex, NULL);
 	pthread_cond_init(&cq->ibcq.cond, NULL);
+	if (channel) {
+		/* As rdma-core: the channel counts its CQs under the
+		 * context's mutex (ibv_destroy_comp_channel: EBUSY). */
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+		cq->channel = to_rv_channel(channel);
+	}
+	rnic_lock();
+	rv_ev_cq_add(cq);
+	rnic_unlock();
 	return 0;
 }
 
@@ -53,17 +72,12 @@ RV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (channel) {
-		/* No completion channels yet (ibv_create_comp_channel fails). */
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = rv_cq_init(ctx, cq, (uint32_t)cqe, cq_context);
+	ret = rv_cq_init(ctx, cq, (uint32_t)cqe, cq_context, channel);
 	if (ret) {
 		free(cq);
 		errno = ret;
@@ -72,9 +86,17 @@ RV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
 	return &cq->ibcq;
 }
 
+/*
+ * As rdma-core (ibv_cmd_destroy_cq): events not yet read are dropped, then
+ * the call waits until every CQ event and asynchronous event of the CQ that
+ * was read has been acknowledged (ibv_ack_cq_events, ibv_ack_async_event).
+ * EBUSY while QPs use the CQ.
+ */
 RV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct rv_cq *cq = to_rv_cq(ibcq);
+	struct ibv_comp_channel *channel = ibcq->channel;
+	unsigned int comp, async;
 	int ret;
 
 	rnic_lock();
@@ -83,10 +105,26 @@ RV_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 		return EBUSY;
 	}
 	ret = rnic_cq_destroy(cq->ctx->dev, &cq->hw);
+	/* After the invalidation: no interrupt of this CQ can come any more. */
+	rv_ev_cq_remove(cq);
+	comp = cq->comp_events_reported;
+	async = cq->async_events_reported;
 	rnic_unlock();
 	if (ret)
 		rnic_dbg("destroy_cq: hardware did not take the invalidation (%d); resources released\n",
 			 ret);
+
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed != comp ||
+	       ibcq->async_events_completed != async)
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+
+	if (channel) {
+		pthread_mutex_lock(&channel->context->mutex);
+		channel->refcnt--;
+		pthread_mutex_unlock(&channel->context->mutex);
+	}
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
 	if (cq->locked)
@@ -102,8 +140,10 @@ RV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	return EOPNOTSUPP;
 }
 
-/* CQ_DB with the arm bit: the hardware raises its interrupt on the next
- * CQE written to this CQ. */
+/* CQ_DB with the arm bit: the hardware raises the CQ's interrupt with the
+ * next CQE written to it (solicited only: the next CQE of a message with
+ * the solicited event bit, or an error CQE); events.c turns it into a CQ
+ * event on the CQ's channel. */
 int rv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct rv_cq *cq = to_rv_cq(ibcq);
@@ -116,27 +156,32 @@ int rv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 }
 
 /*
- * Remove every not-yet-polled CQE of @qpn (the QP was reset or destroyed):
+ * Remove every not-yet-polled CQE of @qp (the QP was reset or destroyed):
  * the valid CQEs after it are moved up over the removed ones, keeping the
  * owner bit each destination slot must have, and the consumer index skips
- * the freed slots. The hardware only writes CQEs while the simulation runs,
- * which it cannot do while we hold the lock.
+ * the freed slots. The SRQ WQEs of removed receive CQEs are free again.
+ * The hardware only writes CQEs while the simulation runs, which it cannot
+ * do while we hold the lock.
  */
-void rv_cq_clean(struct rv_cq *cq, uint32_t qpn)
+void rv_cq_clean(struct rv_cq *cq, struct rv_qp *qp)
 {
-	uint32_t pi, nfreed = 0;
+	uint32_t ci, pi, nfreed = 0, qpn = qp->hw.qpn;
 
 	rnic_lock();
-	for (pi = cq->ci; pi - cq->ci <= cq->mask; pi++)
+	ci = le32toh(cq->dbrec->ci);
+	for (pi = ci; pi - ci <= cq->mask; pi++)
 		if (!rnic_cqe_is_new(&cq->ring[pi & cq->mask], pi, cq->log_size))
 			break;
-	while (pi != cq->ci) {
+	while (pi != ci) {
 		struct rnic_cqe *cqe;
 
 		pi--;
 		cqe = &cq->ring[pi & cq->mask];
 		if ((le32toh(cqe->qpn) & 0xffffff) == qpn) {
 			nfreed++;
+			if (qp->srq && qp->rcq == cq &&
+			    (qp->scq != cq || (cqe->opcode & IBV_WC_RECV)))
+				rv_srq_slot_done(qp->srq, le16toh(cqe->wqe_idx));
 		} else if (nfreed) {
 			uint32_t d = pi + nfreed;
 			struct rnic_cqe *dst = &cq->ring[d & cq->mask];
@@ -145,39 +190,6 @@ void rv_cq_clean(struct rv_cq *cq, uint32_t qpn)
 			dst->owner = (d >> cq->log_size) & 1;
 		}
 	}
-	cq->ci += nfreed;
+	cq->dbrec->ci = htole32(ci + nfreed);
 	rnic_unlock();
-}
-
-/* ------------------------------------------------------------------------ */
-/* Completion channels and CQ events: not implemented yet                   */
-/* ------------------------------------------------------------------------ */
-
-RV_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
-{
-	(void)context;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-RV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
-{
-	(void)channel;
-	return EOPNOTSUPP;
-}
-
-RV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
-			       struct ibv_cq **cq, void **cq_context)
-{
-	(void)channel;
-	(void)cq;
-	(void)cq_context;
-	errno = EOPNOTSUPP;
-	return -1;
-}
-
-RV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
-{
-	(void)cq;
-	(void)nevents;
 }

@@ -45,7 +45,7 @@ static int rv_ex_take(struct rv_cq *cq)
 	struct rv_qp *qp;
 	uint32_t qpn;
 
-	cqe = rv_cqe_next(cq, &cq->ibcq_ex.wr_id, &qp, &qpn);
+	cqe = rv_cqe_next(cq, &cq->ex_ci, &cq->ibcq_ex.wr_id, &qp, &qpn);
 	if (!cqe)
 		return ENOENT;
 	if (unlikely(rv_cqe_is_special(cqe->status, cqe->flags)))
@@ -67,14 +67,21 @@ static int rv_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (cq->locked)
 		pthread_spin_lock(&cq->ex_lock);
 	rnic_lock_leaf();
+	/* The doorbell record keeps the index the hardware may rely on until
+	 * ibv_end_poll(): the CQEs being read stay untouched meanwhile. */
+	cq->ex_ci = le32toh(cq->dbrec->ci);
 	ret = rv_ex_take(cq);
 	if (ret) {
 		rnic_sim_wait(cq->sim, cq->node, RV_POLL_WAIT_CYCLES);
 		ret = rv_ex_take(cq);
 	}
 	rnic_unlock_leaf();
-	if (ret && cq->locked)
-		pthread_spin_unlock(&cq->ex_lock);
+	if (ret) {
+		if (cq->locked)
+			pthread_spin_unlock(&cq->ex_lock);
+		if (unlikely(rv_ev_work))
+			rv_ev_poll_point();
+	}
 	return ret;
 }
 
@@ -93,6 +100,9 @@ static void rv_end_poll(struct ibv_cq_ex *ibcq)
 {
 	struct rv_cq *cq = to_rv_cq_ex(ibcq);
 
+	/* The CQEs of this poll are read: the hardware may reuse their slots
+	 * (the model runs only inside rnic_sim_* calls, under the lock). */
+	__atomic_store_n(&cq->dbrec->ci, htole32(cq->ex_ci), __ATOMIC_RELEASE);
 	cq->cur = NULL;
 	if (cq->locked)
 		pthread_spin_unlock(&cq->ex_lock);
@@ -195,17 +205,12 @@ struct ibv_cq_ex *rv_create_cq_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->channel) {
-		/* No completion channels yet (ibv_create_comp_channel fails). */
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = rv_cq_init(ctx, cq, attr->cqe, attr->cq_context);
+	ret = rv_cq_init(ctx, cq, attr->cqe, attr->cq_context, attr->channel);
 	if (ret) {
 		free(cq);
 		errno = ret;

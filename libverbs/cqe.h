@@ -15,28 +15,30 @@ extern const uint32_t rv_wc_flags[8] RV_HIDDEN;
 void rv_cqe_special(struct rv_cq *cq, struct rv_qp *qp, const struct rnic_cqe *cqe);
 
 /*
- * The next new CQE of @cq, consumed (the consumer index moves past it) and
- * its WQE retired (with the unsignaled send WQEs before it); its wr_id in
- * *wr_id, its QP and QPN in *qp_out, *qpn_out. CQEs of QPs that no longer
- * exist are dropped. NULL if the CQ is empty. Call with the rnic lock held;
- * the caller calls rv_cqe_special() for an error CQE or one with
- * RNIC_CQE_F_INV (rv_cqe_is_special()).
+ * The next new CQE of @cq at consumer index *ci, consumed (*ci moves past
+ * it; the caller keeps the index in a local and stores it into the CQ's
+ * doorbell record once) and its WQE retired (with the unsignaled send
+ * WQEs before it); its wr_id in *wr_id, its QP and QPN in *qp_out,
+ * *qpn_out. CQEs of QPs that no longer exist are dropped. NULL if the CQ is
+ * empty. Call with the rnic lock held; the caller calls rv_cqe_special()
+ * for an error CQE or one with RNIC_CQE_F_INV (rv_cqe_is_special()).
  */
-static inline struct rnic_cqe *rv_cqe_next(struct rv_cq *cq, uint64_t *wr_id,
-					   struct rv_qp **qp_out, uint32_t *qpn_out)
+static inline struct rnic_cqe *rv_cqe_next(struct rv_cq *cq, uint32_t *ci,
+					   uint64_t *wr_id, struct rv_qp **qp_out,
+					   uint32_t *qpn_out)
 {
 	for (;;) {
-		struct rnic_cqe *cqe = &cq->ring[cq->ci & cq->mask];
+		struct rnic_cqe *cqe = &cq->ring[*ci & cq->mask];
 		struct rv_qp *qp;
 		struct rv_wq *wq;
 		uint32_t qpn;
 		uint16_t idx;
 
-		if (!rnic_cqe_is_new(cqe, cq->ci, cq->log_size))
+		if (!rnic_cqe_is_new(cqe, *ci, cq->log_size))
 			return NULL;
 		/* Read the CQE only after its owner bit. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		cq->ci++;
+		(*ci)++;
 
 		qpn = le32toh(cqe->qpn) & 0xffffff;
 		qp = likely(qpn < cq->qp_table_size) ? cq->qp_table[qpn] : NULL;
@@ -55,8 +57,9 @@ static inline struct rnic_cqe *rv_cqe_next(struct rv_cq *cq, uint64_t *wr_id,
 		/* Retires this WQE and, on the SQ, the unsignaled ones before it. */
 		wq->tail = idx + 1;
 
-		if (unlikely(rv_tl_enabled))
-			rv_tl_polled(wq, idx);
+		/* Timeline stamps, SRQ slots: only while one is in use. */
+		if (unlikely(rv_cqe_hook))
+			rv_cqe_hooked(qp, wq, idx);
 		*qp_out = qp;
 		*qpn_out = qpn;
 		return cqe;

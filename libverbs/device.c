@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "rnic_verbs.h"
@@ -79,6 +78,7 @@ static int rv_setup_devices(void)
 			 "/sys/class/infiniband/rnic%u", n);
 	}
 	rv_tl_setup(sim);
+	rv_ev_setup(sim);
 	strict = getenv("RNIC_IOMMU_STRICT");
 	if (strict && *strict && strcmp(strict, "0"))
 		atexit(rv_iommu_check);
@@ -206,9 +206,17 @@ RV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ibctx = &ctx->vctx.context;
 	ibctx->device = device;
 	ibctx->cmd_fd = -1;
-	/* Never readable: there are no asynchronous events (yet), but
-	 * programs may poll() it or make it non-blocking. */
-	ibctx->async_fd = eventfd(0, EFD_CLOEXEC);
+	ibctx->async_fd = -1;
+	ctx->async_wfd = -1;
+	/* A pipe the library writes asynchronous events into (events.c). */
+	ret = rv_ev_ctx_open(ctx);
+	if (ret) {
+		free(ctx->qp_table);
+		rnic_dev_close(ctx->dev);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
 	ibctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ibctx->mutex, NULL);
 	ibctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -248,8 +256,7 @@ RV_EXPORT int ibv_close_device(struct ibv_context *context)
 	}
 	rnic_unlock();
 	rnic_dev_close(ctx->dev);
-	if (context->async_fd >= 0)
-		close(context->async_fd);
+	rv_ev_ctx_close(ctx);
 	pthread_mutex_destroy(&context->mutex);
 	free(ctx->qp_table);
 	free(ctx);
@@ -310,9 +317,9 @@ static void rv_fill_device_attr(struct rv_context *ctx, struct ibv_device_attr *
 	a->max_ah = INT32_MAX;		/* software objects (ah.c) */
 	a->max_fmr = 0;
 	a->max_map_per_fmr = 0;
-	a->max_srq = 0;
-	a->max_srq_wr = 0;
-	a->max_srq_sge = 0;
+	a->max_srq = caps->n_qp;	/* SRQ numbers share the QPN space's size */
+	a->max_srq_wr = RNIC_MAX_QP_WR;
+	a->max_srq_sge = caps->max_sge;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 0;
 	a->phys_port_cnt = 1;
@@ -509,23 +516,4 @@ RV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 	if (vid)
 		*vid = 0xffff;	/* no VLAN */
 	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Asynchronous events: none are generated yet                              */
-/* ------------------------------------------------------------------------ */
-
-RV_EXPORT int ibv_get_async_event(struct ibv_context *context,
-				  struct ibv_async_event *event)
-{
-	int fl = fcntl(context->async_fd, F_GETFL);
-
-	(void)event;
-	errno = (fl >= 0 && (fl & O_NONBLOCK)) ? EAGAIN : EOPNOTSUPP;
-	return -1;
-}
-
-RV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
-{
-	(void)event;
 }

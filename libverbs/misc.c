@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * misc.c - string and rate helpers, fork support, and the verbs the RNIC
- * does not implement (multicast, SRQ): they fail the way their man pages
+ * does not implement (multicast): they fail the way their man pages
  * describe, never crash.
  */
 #include <stdio.h>
@@ -249,41 +249,6 @@ RV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 	(void)qp;
 	(void)gid;
 	(void)lid;
-	return EOPNOTSUPP;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Shared receive queues: not supported                                     */
-/* ------------------------------------------------------------------------ */
-
-RV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
-					 struct ibv_srq_init_attr *srq_init_attr)
-{
-	(void)pd;
-	(void)srq_init_attr;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-RV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
-			     int srq_attr_mask)
-{
-	(void)srq;
-	(void)srq_attr;
-	(void)srq_attr_mask;
-	return EOPNOTSUPP;
-}
-
-RV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)
-{
-	(void)srq;
-	(void)srq_attr;
-	return EOPNOTSUPP;
-}
-
-RV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
-{
-	(void)srq;
 	return EOPNOTSUPP;
 }
 

@@ -10,6 +10,11 @@
  * interrupts fires - and looks once more before returning 0. A busy-polling
  * loop therefore advances the model by at most 256 cycles per empty poll,
  * and a CQE is seen by the first poll after the cycle it became visible.
+ *
+ * Every call stores the consumer index into the CQ's doorbell record (one
+ * store), which the hardware reads to detect an overrun (docs/formats.md).
+ * An empty poll is also a safe point for the event queue (events.c): a CQ
+ * overrun moves the CQ's QPs to the error state there.
  */
 #include <string.h>
 
@@ -36,8 +41,13 @@ void rv_cqe_special(struct rv_cq *cq, struct rv_qp *qp, const struct rnic_cqe *c
 	}
 }
 
-static inline int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
+/* Up to @ne completions; then the new consumer index goes into the CQ's
+ * doorbell record (the CQEs are read: the hardware may reuse their slots;
+ * it runs only inside rnic_sim_* calls, under the lock). */
+static inline int rv_poll_some(struct rv_cq *__restrict cq, int ne, struct ibv_wc **wcp)
 {
+	uint32_t ci = le32toh(cq->dbrec->ci);
+	struct ibv_wc *wc = *wcp;
 	int n = 0;
 
 	while (n < ne) {
@@ -46,7 +56,7 @@ static inline int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
 		struct rv_qp *qp;
 		uint32_t qpn;
 
-		cqe = rv_cqe_next(cq, &wc->wr_id, &qp, &qpn);
+		cqe = rv_cqe_next(cq, &ci, &wc->wr_id, &qp, &qpn);
 		if (!cqe)
 			break;
 		status = cqe->status;
@@ -74,6 +84,23 @@ static inline int rv_poll_some(struct rv_cq *cq, int ne, struct ibv_wc *wc)
 		wc++;
 		n++;
 	}
+	cq->dbrec->ci = htole32(ci);
+	*wcp = wc;
+	return n;
+}
+
+/* The CQ was empty: let the model run, look again (leaf lock held; it is
+ * released here). */
+static __attribute__((noinline)) int rv_poll_wait(struct rv_cq *cq, int num_entries,
+						 struct ibv_wc *wc)
+{
+	int n;
+
+	rnic_sim_wait(cq->sim, cq->node, RV_POLL_WAIT_CYCLES);
+	n = rv_poll_some(cq, num_entries, &wc);
+	rnic_unlock_leaf();
+	if (unlikely(rv_ev_work) && !n)
+		rv_ev_poll_point();
 	return n;
 }
 
@@ -85,11 +112,9 @@ int rv_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (unlikely(num_entries <= 0))
 		return 0;
 	rnic_lock_leaf();
-	n = rv_poll_some(cq, num_entries, wc);
-	if (!n) {
-		rnic_sim_wait(cq->sim, cq->node, RV_POLL_WAIT_CYCLES);
-		n = rv_poll_some(cq, num_entries, wc);
-	}
+	n = rv_poll_some(cq, num_entries, &wc);
+	if (unlikely(!n))	/* wc is still the caller's array */
+		return rv_poll_wait(cq, num_entries, wc);
 	rnic_unlock_leaf();
 	return n;
 }

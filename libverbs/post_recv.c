@@ -2,7 +2,8 @@
 /*
  * post_recv.c - ibv_post_recv(): build receive WQEs (header segment, then
  * one data segment per non-empty SGE) in the RQ ring, then one doorbell
- * record update and one RQ_DB write per call.
+ * record update and one RQ_DB write per call. A QP on an SRQ has no room
+ * (ENOMEM): its receives are posted with ibv_post_srq_recv() (srq.c).
  */
 #include <string.h>
 
@@ -77,12 +78,4 @@ out:
 		*bad_wr = wr;
 	rnic_unlock_leaf();
 	return err;
-}
-
-int rv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad_wr)
-{
-	(void)srq;
-	*bad_wr = wr;
-	return EOPNOTSUPP;
 }

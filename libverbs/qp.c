@@ -35,6 +35,7 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	const struct rnic_caps *caps = &ctx->dev->caps;
 	struct rnic_qp_init init;
 	struct rv_cq *scq, *rcq;
+	struct rv_srq *srq;
 	struct rv_pd *pd;
 	struct rv_qp *qp;
 	struct ibv_qp *ibqp;
@@ -45,15 +46,21 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	     attr->qp_type != IBV_QPT_UD) || attr->srq) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	if (attr->srq && attr->srq->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = attr->srq ? to_rv_srq(attr->srq) : NULL;
+	/* With an SRQ, max_recv_wr and max_recv_sge are ignored. */
 	if (attr->cap.max_send_wr > RNIC_MAX_QP_WR ||
-	    attr->cap.max_recv_wr > RNIC_MAX_QP_WR ||
 	    attr->cap.max_send_sge > caps->max_sge ||
-	    attr->cap.max_recv_sge > caps->max_sge) {
+	    (!srq && (attr->cap.max_recv_wr > RNIC_MAX_QP_WR ||
+		      attr->cap.max_recv_sge > caps->max_sge))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -71,10 +78,12 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	init.scqn = scq->hw.cqn;
 	init.rcqn = rcq->hw.cqn;
 	init.max_send_wr = attr->cap.max_send_wr;
-	init.max_recv_wr = attr->cap.max_recv_wr;
+	init.max_recv_wr = srq ? 0 : attr->cap.max_recv_wr;
 	init.max_send_sge = attr->cap.max_send_sge;
-	init.max_recv_sge = attr->cap.max_recv_sge;
+	init.max_recv_sge = srq ? 0 : attr->cap.max_recv_sge;
 	init.max_inline_data = attr->cap.max_inline_data;
+	init.use_srq = !!srq;
+	init.srqn = srq ? srq->hw.srqn : 0;
 
 	rnic_lock();
 	ret = rnic_qp_create(ctx->dev, &init, &qp->hw);
@@ -94,6 +103,20 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 		ret = EINVAL;
 		goto err_destroy;
 	}
+	if (srq) {
+		/* No receive queue of its own: its receive CQEs carry SRQ WQE
+		 * indices, looked up in the SRQ's wr_id table; ibv_post_recv()
+		 * finds no room (ENOMEM). No timeline records for them. */
+		free(qp->rq.wrid);
+		qp->rq.wrid = srq->wrid;
+		qp->rq.mask = srq->mask;
+		qp->rq.entries = 0;
+		qp->rq.max_sge = 0;
+		free(qp->rq.tl);
+		qp->rq.tl = NULL;
+		qp->srq = srq;
+		srq->refcnt++;
+	}
 	qp->ctx = ctx;
 	qp->pd = pd;
 	qp->scq = scq;
@@ -110,6 +133,8 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	scq->refcnt++;
 	rcq->refcnt++;
 	ctx->qp_table[qp->hw.qpn] = qp;
+	if (srq)
+		rv_cqe_hook_update(1);
 	rnic_unlock();
 
 	attr->cap.max_send_wr = qp->sq.entries;
@@ -124,8 +149,9 @@ static struct ibv_qp *rv_create_qp(struct ibv_context *context, struct ibv_pd *i
 	ibqp->pd = ibpd;
 	ibqp->send_cq = attr->send_cq;
 	ibqp->recv_cq = attr->recv_cq;
-	ibqp->srq = NULL;
+	ibqp->srq = attr->srq;
 	ibqp->handle = qp->hw.qpn;
+	ibqp->events_completed = 0;
 	ibqp->qp_num = qp->hw.qpn;
 	ibqp->state = IBV_QPS_RESET;
 	ibqp->qp_type = attr->qp_type;
@@ -138,7 +164,8 @@ err_destroy:
 	rv_tl_qp_fini(qp);
 	rv_wr_fini(qp);
 	free(qp->sq.wrid);
-	free(qp->rq.wrid);
+	if (!qp->srq)
+		free(qp->rq.wrid);
 err_unlock:
 	rnic_unlock();
 	free(qp);
@@ -233,9 +260,9 @@ RV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			/* The hardware cleared its queue indices; the CQEs
 			 * of the QP not yet polled are gone (like mlx5). */
 			if (old != IBV_QPS_RESET) {
-				rv_cq_clean(qp->scq, qp->hw.qpn);
+				rv_cq_clean(qp->scq, qp);
 				if (qp->rcq != qp->scq)
-					rv_cq_clean(qp->rcq, qp->hw.qpn);
+					rv_cq_clean(qp->rcq, qp);
 			}
 			rv_wq_reset(&qp->sq);
 			rv_wq_reset(&qp->rq);
@@ -254,6 +281,9 @@ RV_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 	(void)attr_mask;	/* everything is returned */
 	rnic_lock();
+	/* Asynchronous events may have moved it to ERR (a CQ overrun). */
+	if (rv_ev_work)
+		rv_ev_process();
 	*attr = qp->hw.attr;
 	/* The hardware may have moved the QP to ERR on its own (retries
 	 * exhausted, remote errors...): report what it says. */
@@ -283,7 +313,7 @@ RV_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		init_attr->qp_context = ibqp->qp_context;
 		init_attr->send_cq = ibqp->send_cq;
 		init_attr->recv_cq = ibqp->recv_cq;
-		init_attr->srq = NULL;
+		init_attr->srq = ibqp->srq;
 		init_attr->cap = attr->cap;
 		init_attr->qp_type = qp->type;
 		init_attr->sq_sig_all = qp->sq_sig_all;
@@ -295,27 +325,41 @@ RV_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct rv_qp *qp = to_rv_qp(ibqp);
 	struct rv_context *ctx = qp->ctx;
+	unsigned int events;
 	int ret;
 
 	rnic_lock();
 	ret = rnic_qp_destroy(ctx->dev, &qp->hw);
-	rv_cq_clean(qp->scq, ibqp->qp_num);
+	rv_cq_clean(qp->scq, qp);
 	if (qp->rcq != qp->scq)
-		rv_cq_clean(qp->rcq, ibqp->qp_num);
+		rv_cq_clean(qp->rcq, qp);
+	/* Events of the QP not processed or not read yet are dropped. */
+	rv_ev_qp_forget(qp);
+	events = qp->events_reported;
 	ctx->qp_table[ibqp->qp_num] = NULL;
 	qp->pd->refcnt--;
 	qp->scq->refcnt--;
 	qp->rcq->refcnt--;
+	if (qp->srq)
+		qp->srq->refcnt--;
 	rv_tl_qp_fini(qp);
+	if (qp->srq)
+		rv_cqe_hook_update(-1);
 	rnic_unlock();
 	if (ret)
 		rnic_dbg("destroy_qp: hardware did not take the reset (%d); resources released\n",
 			 ret);
+	/* As rdma-core: wait until every event read has been acknowledged. */
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed != events)
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
 	rv_wr_fini(qp);
 	free(qp->sq.wrid);
-	free(qp->rq.wrid);
+	if (!qp->srq)
+		free(qp->rq.wrid);
 	free(qp);
 	return 0;
 }

@@ -31,6 +31,8 @@
 
 /* Cycles the model may run while ibv_poll_cq() finds the CQ empty. */
 #define RV_POLL_WAIT_CYCLES	256
+/* Nominal core clock (docs/time-model.md): 1 ms of simulated time. */
+#define RV_CYCLES_PER_MS	250000ULL
 
 struct rv_device {
 	struct ibv_device ibdev;
@@ -49,6 +51,15 @@ struct rv_context {
 	uint32_t qp_table_size;
 	struct rv_context *next;	/* list of open contexts */
 	struct rv_mw *mws;		/* memory windows, under rnic_lock */
+	int async_wfd;			/* write end of async_fd's pipe */
+};
+
+/* A completion channel: channel.fd is the read end of a pipe the library
+ * writes struct ib_uverbs_comp_event_desc records into (events.c). */
+struct rv_channel {
+	struct ibv_comp_channel ibch;
+	int wfd;			/* write end */
+	unsigned int node;
 };
 
 struct rv_pd {
@@ -87,7 +98,10 @@ struct rv_cq {
 	};
 	/* Hot fields of ibv_poll_cq() first */
 	struct rnic_cqe *ring;
-	uint32_t ci;			/* consumer index, free running */
+	/* The consumer index (free running, LE) lives in the CQ's doorbell
+	 * record, where the hardware reads it to detect an overrun: polling
+	 * loads it once and stores it once per call. */
+	struct rnic_cq_dbrec *dbrec;
 	uint32_t mask;
 	unsigned int log_size;
 	uint32_t qp_table_size;
@@ -98,11 +112,35 @@ struct rv_cq {
 	struct rv_context *ctx;
 	struct rnic_cq hw;
 	/* ibv_start_poll() .. ibv_end_poll() (cq_ex.c) */
+	uint32_t ex_ci;			/* consumer index, into dbrec at end_poll */
 	struct rnic_cqe *cur;		/* CQE being read */
 	uint64_t cur_ts;		/* cycle it was found */
 	uint64_t wc_flags;		/* IBV_WC_EX_WITH_* asked at creation */
 	int locked;			/* start/end poll take ex_lock */
 	pthread_spinlock_t ex_lock;
+	/* Events (events.c), under rnic_lock */
+	struct rv_channel *channel;
+	unsigned int comp_events_reported;	/* written into the channel */
+	unsigned int async_events_reported;	/* written into async_fd */
+};
+
+/* Shared receive queue (srq.c). */
+struct rv_srq {
+	struct ibv_srq ibsrq;
+	uint8_t *buf;
+	uint32_t mask;
+	unsigned int log_stride;
+	uint32_t max_sge;
+	uint16_t pi;			/* producer index, free running */
+	uint8_t *busy;			/* by slot: posted, completion not yet polled */
+	uint64_t *wrid;			/* wr_id by slot */
+	struct rnic_sim *sim;
+	unsigned int node;
+	struct rv_context *ctx;
+	struct rv_pd *pd;
+	unsigned int refcnt;		/* QPs attached */
+	unsigned int events_reported;	/* written into async_fd */
+	struct rnic_srq hw;
 };
 
 /* Software side of a send or receive queue. */
@@ -174,6 +212,8 @@ struct rv_qp {
 	struct rv_pd *pd;
 	int sq_sig_all;
 	int has_qp_ex;			/* created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
+	struct rv_srq *srq;		/* receives come from it (rq.wrid is its table) */
+	unsigned int events_reported;	/* async events written into async_fd */
 	struct rv_wr_batch wr;
 	struct rnic_qp hw;
 };
@@ -218,14 +258,24 @@ static inline struct rv_ah *to_rv_ah(struct ibv_ah *a)
 	return rv_container_of(a, struct rv_ah, ibah);
 }
 
+static inline struct rv_srq *to_rv_srq(struct ibv_srq *s)
+{
+	return rv_container_of(s, struct rv_srq, ibsrq);
+}
+
+static inline struct rv_channel *to_rv_channel(struct ibv_comp_channel *c)
+{
+	return rv_container_of(c, struct rv_channel, ibch);
+}
+
 /* device.c */
 extern struct rv_context *rv_contexts RV_HIDDEN;	/* open contexts, under rnic_lock */
 
 /* cq.c, cq_ex.c */
 int rv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
-void rv_cq_clean(struct rv_cq *cq, uint32_t qpn);
+void rv_cq_clean(struct rv_cq *cq, struct rv_qp *qp);
 int rv_cq_init(struct rv_context *ctx, struct rv_cq *cq, uint32_t cqe,
-	       void *cq_context);
+	       void *cq_context, struct ibv_comp_channel *channel);
 struct ibv_cq_ex *rv_create_cq_ex(struct ibv_context *context,
 				  struct ibv_cq_init_attr_ex *attr);
 
@@ -256,6 +306,43 @@ int rv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 int rv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 int rv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+
+/* srq.c */
+void rv_srq_slot_done(struct rv_srq *srq, uint16_t idx);
+
+/*
+ * events.c: the event queue, asynchronous events, completion channels and
+ * the simulated time of blocking waits on their file descriptors.
+ *
+ * rv_cqe_hook: ibv_poll_cq() calls rv_cqe_hooked() for every CQE it takes
+ * while it is set (timeline on, or QPs on SRQs exist), so neither costs
+ * anything otherwise. rv_ev_work: event-queue interrupts whose records are
+ * not processed yet; rv_ev_process() (rnic lock held, not a leaf holder)
+ * does it at the library's safe points.
+ */
+extern int rv_cqe_hook RV_HIDDEN;
+extern int rv_ev_work RV_HIDDEN;
+extern unsigned long rv_fd_gen RV_HIDDEN;	/* records written into our pipes */
+/* @srq_qps: QPs on SRQs created (+1) or destroyed (-1), or 0. */
+void rv_cqe_hook_update(int srq_qps);
+void rv_cqe_hooked(struct rv_qp *qp, struct rv_wq *wq, uint16_t idx);
+void rv_ev_setup(struct rnic_sim *sim);
+int rv_ev_ctx_open(struct rv_context *ctx);
+void rv_ev_ctx_close(struct rv_context *ctx);
+void rv_ev_process(void);
+void rv_ev_poll_point(void);
+void rv_ev_cq_add(struct rv_cq *cq);
+void rv_ev_cq_remove(struct rv_cq *cq);
+void rv_ev_srq_add(struct rv_srq *srq);
+void rv_ev_srq_remove(struct rv_srq *srq);
+void rv_ev_qp_forget(struct rv_qp *qp);
+int rv_fd_register(int fd, unsigned int node);
+void rv_fd_unregister(int fd);
+int rv_pipe(int *rfd, int *wfd);
+/* Blocking-wait rule for one of our fds: lets the simulation run until @fd
+ * is readable, for at most @budget cycles (0: RV_POLL_WAIT_CYCLES once). */
+void rv_ev_wait_fd(int fd, unsigned int node, uint64_t budget);
+uint64_t rv_ev_wait_cap(void);
 
 /* timeline.c: per-WR cycle records when RNIC_TIMELINE is set. */
 enum rv_tl_op {

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,45 @@ void t_query_gid(struct ibv_context *ctx, union ibv_gid *gid)
 struct ibv_cq *t_create_cq(struct ibv_context *ctx, int cqe)
 {
 	return CHECK_PTR(ibv_create_cq(ctx, cqe, NULL, NULL, 0));
+}
+
+struct ibv_cq *t_create_cq_ch(struct ibv_context *ctx, int cqe,
+			      struct ibv_comp_channel *ch, void *cq_context)
+{
+	struct ibv_cq *cq = CHECK_PTR(ibv_create_cq(ctx, cqe, cq_context, ch, 0));
+
+	CHECK(cq->channel == ch);
+	CHECK(cq->cq_context == cq_context);
+	CHECK(cq->cqe >= cqe);
+	return cq;
+}
+
+struct ibv_qp *t_create_qp_srq(struct ibv_pd *pd, struct ibv_cq *scq,
+			       struct ibv_cq *rcq, struct ibv_srq *srq,
+			       enum ibv_qp_type type, const struct t_qp_caps *caps)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = scq;
+	ia.recv_cq = rcq;
+	ia.srq = srq;
+	ia.qp_type = type;
+	ia.sq_sig_all = caps->sq_sig_all;
+	ia.cap.max_send_wr = caps->max_send_wr;
+	ia.cap.max_send_sge = caps->max_send_sge;
+	ia.cap.max_inline_data = caps->max_inline_data;
+	/* Ignored with an SRQ. */
+	ia.cap.max_recv_wr = 12345;
+	ia.cap.max_recv_sge = 99;
+	qp = CHECK_PTR(ibv_create_qp(pd, &ia));
+	CHECK(qp->srq == srq);
+	CHECK_EQ(qp->qp_type, type);
+	CHECK_EQ(ia.cap.max_recv_wr, 0);
+	CHECK_EQ(ia.cap.max_recv_sge, 0);
+	CHECK(ia.cap.max_send_wr >= caps->max_send_wr);
+	return qp;
 }
 
 struct ibv_qp *t_create_qp(struct ibv_pd *pd, struct ibv_cq *scq,
@@ -475,8 +515,11 @@ void t_pair_open(struct t_pair *p, const struct t_pair_cfg *cfg)
 	for (i = 0; i < 2; i++) {
 		struct t_side *s = &p->s[i];
 
-		s->scq = t_create_cq(s->ctx, cfg->cqe);
-		s->rcq = t_create_cq(s->ctx, cfg->cqe);
+		if (cfg->comp_channel)
+			s->ch = CHECK_PTR(ibv_create_comp_channel(s->ctx));
+		s->scq = t_create_cq_ch(s->ctx, cfg->cqe, s->ch, NULL);
+		s->rcq = t_create_cq_ch(s->ctx, cfg->rcqe ? cfg->rcqe : cfg->cqe,
+					s->ch, NULL);
 		s->qp = t_create_qp(s->pd, s->scq, s->rcq, type,
 				    cfg->send_ops_flags, &cfg->caps, &s->cap);
 		if (cfg->send_ops_flags)
@@ -523,6 +566,8 @@ void t_pair_close(struct t_pair *p)
 		CHECK_OK(ibv_destroy_qp(s->qp));
 		CHECK_OK(ibv_destroy_cq(s->scq));
 		CHECK_OK(ibv_destroy_cq(s->rcq));
+		if (s->ch)
+			CHECK_OK(ibv_destroy_comp_channel(s->ch));
 	}
 	for (i = 0; i < (p->loopback ? 1 : 2); i++) {
 		CHECK_OK(ibv_dealloc_pd(p->s[i].pd));
@@ -700,4 +745,73 @@ void t_expect_wc_at(const char *file, int line, const struct ibv_wc *wc,
 	    wc->imm_data != (uint32_t)imm)
 		t_fail(file, line, "wr_id %" PRIu64 ": imm_data 0x%08x (host order), expected 0x%08x",
 		       wr_id, be32toh(wc->imm_data), be32toh((uint32_t)imm));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+
+static const char *t_event_str(int type)
+{
+	return ibv_event_type_str((enum ibv_event_type)type);
+}
+
+void t_expect_fd_at(const char *file, int line, int fd, int ms, int ready)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int rc = poll(&p, 1, ms);
+
+	if (rc < 0)
+		t_fail(file, line, "poll(fd %d) failed (errno %d: %s)", fd, errno,
+		       strerror(errno));
+	if (ready && (rc != 1 || !(p.revents & POLLIN)))
+		t_fail(file, line, "fd %d not readable within %d ms (poll %d, revents 0x%x)",
+		       fd, ms, rc, p.revents);
+	if (!ready && rc != 0)
+		t_fail(file, line, "fd %d readable (revents 0x%x), expected nothing within %d ms",
+		       fd, p.revents, ms);
+}
+
+void t_expect_async_event_at(const char *file, int line, struct ibv_context *ctx,
+			     enum ibv_event_type type, const void *element)
+{
+	struct ibv_async_event ev;
+	const void *got;
+
+	t_expect_fd_at(file, line, ctx->async_fd, T_EVENT_MS, 1);
+	if (ibv_get_async_event(ctx, &ev))
+		t_fail(file, line, "ibv_get_async_event failed (errno %d: %s)", errno,
+		       strerror(errno));
+	switch (ev.event_type) {
+	case IBV_EVENT_CQ_ERR:
+		got = ev.element.cq;
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		got = ev.element.srq;
+		break;
+	default:
+		got = ev.element.qp;
+		break;
+	}
+	if (ev.event_type != type || got != element) {
+		ibv_ack_async_event(&ev);
+		t_fail(file, line, "async event %s (%d) for %p, expected %s (%d) for %p",
+		       t_event_str(ev.event_type), ev.event_type, got, t_event_str(type),
+		       type, element);
+	}
+	ibv_ack_async_event(&ev);
+}
+
+void t_expect_cq_event_at(const char *file, int line, struct ibv_comp_channel *ch,
+			  struct ibv_cq *cq, void *cq_context)
+{
+	struct ibv_cq *got = NULL;
+	void *ctx = NULL;
+
+	if (ibv_get_cq_event(ch, &got, &ctx))
+		t_fail(file, line, "ibv_get_cq_event failed (errno %d: %s)", errno,
+		       strerror(errno));
+	if (got != cq || ctx != cq_context)
+		t_fail(file, line, "CQ event for %p (context %p), expected %p (context %p)",
+		       (void *)got, ctx, (void *)cq, cq_context);
 }

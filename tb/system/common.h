@@ -120,6 +120,17 @@ struct t_qp_caps {
 	uint32_t max_inline_data;
 };
 
+/* A CQ on a completion channel (may be NULL), with @cq_context. */
+struct ibv_cq *t_create_cq_ch(struct ibv_context *ctx, int cqe,
+			      struct ibv_comp_channel *ch, void *cq_context);
+
+/* Creates a QP of @type whose receives come from @srq (ibv_create_qp with
+ * init_attr.srq); caps->max_recv_* are ignored. Checks that it reports no
+ * receive queue of its own (max_recv_wr 0). */
+struct ibv_qp *t_create_qp_srq(struct ibv_pd *pd, struct ibv_cq *scq,
+			       struct ibv_cq *rcq, struct ibv_srq *srq,
+			       enum ibv_qp_type type, const struct t_qp_caps *caps);
+
 /* Creates an RC QP; *cap_out (if not NULL) receives the actual capacities
  * that ibv_create_qp() reported. */
 struct ibv_qp *t_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *scq,
@@ -206,12 +217,15 @@ struct t_side {
 	struct ibv_qp_cap cap;
 	struct ibv_qp_ex *qpx;	/* with cfg.send_ops_flags, else NULL */
 	struct ibv_ah *ah;	/* UD: address handle of the other side */
+	struct ibv_comp_channel *ch;	/* with cfg.comp_channel */
 };
 
 struct t_pair_cfg {
 	enum ibv_mtu mtu;
 	struct t_qp_caps caps;
 	int cqe;
+	int rcqe;			/* receive CQs; 0: cqe */
+	int comp_channel;		/* each side's CQs on a channel of their own */
 	uint32_t psn[2];	/* first PSN that side i sends */
 	int loopback;		/* both QPs on rnic0 */
 	struct t_qp_attrs attrs[2];	/* of side i's QP */
@@ -319,5 +333,40 @@ void t_expect_wc_at(const char *file, int line, const struct ibv_wc *wc,
 						 IBV_WC_GRH)) == 0,	\
 	       "requester wc_flags 0x%x has more than WITH_IMM",	\
 	       (wc)->wc_flags)
+
+/* ------------------------------------------------------------------------ */
+/* Events (asynchronous events, completion channels)                        */
+/*
+ * Waiting for an event is waiting for the hardware: on the simulated RNIC
+ * poll()/select() and the blocking ibv_get_*_event() calls run the
+ * simulation, and their timeouts are simulated time (1 ms = 250,000 cycles,
+ * docs/time-model.md), so these bounds are deterministic.
+ */
+
+/* Bound of a wait that must see an event, in ms of (simulated) time. */
+#define T_EVENT_MS 100
+/* A wait that must see no event: this long (ms). */
+#define T_QUIET_MS 2
+
+/* Waits for the next asynchronous event of @ctx (poll() on async_fd, at
+ * most T_EVENT_MS, then ibv_get_async_event()); fails unless it is @type
+ * about @element (the ibv_qp, ibv_cq or ibv_srq pointer); acknowledges it. */
+#define EXPECT_ASYNC_EVENT(ctx, type, element)				\
+	t_expect_async_event_at(__FILE__, __LINE__, ctx, type, element)
+void t_expect_async_event_at(const char *file, int line, struct ibv_context *ctx,
+			     enum ibv_event_type type, const void *element);
+
+/* Fails unless poll() on @fd for @ms milliseconds reports it readable
+ * (EXPECT_FD_READY) or reports nothing (EXPECT_FD_QUIET). */
+#define EXPECT_FD_READY(fd, ms) t_expect_fd_at(__FILE__, __LINE__, fd, ms, 1)
+#define EXPECT_FD_QUIET(fd, ms) t_expect_fd_at(__FILE__, __LINE__, fd, ms, 0)
+void t_expect_fd_at(const char *file, int line, int fd, int ms, int ready);
+
+/* The next CQ event of @ch (ibv_get_cq_event, blocking); fails unless it is
+ * for @cq with @cq_context. Not acknowledged. */
+#define EXPECT_CQ_EVENT(ch, cq, cq_context)				\
+	t_expect_cq_event_at(__FILE__, __LINE__, ch, cq, cq_context)
+void t_expect_cq_event_at(const char *file, int line, struct ibv_comp_channel *ch,
+			  struct ibv_cq *cq, void *cq_context);
 
 #endif /* RNIC_TB_COMMON_H */
