@@ -72,6 +72,9 @@ module rnic_top #(
   logic [63:0] cnt_tx, cnt_rx, cnt_drop, cnt_rd_err;
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t qcfg_q;
+  // ibv_query_qp reports the live PSNs: the requester's next PSN and the
+  // responder's expected PSN (loaded from the context at RTS/RTR).
+  logic [23:0] query_sq_psn, query_rq_psn;
   /* verilator lint_on UNUSEDSIGNAL */
   assign qcfg_q = query_ctx;
 
@@ -85,7 +88,7 @@ module rnic_top #(
     .qp_wr_o(qp_wr), .cq_wr_o(cq_wr), .mr_wr_o(mr_wr), .srq_wr_o(srq_wr),
     .cmd_idx_o(cmd_idx), .cmd_args_o(cmd_args),
     .qp_query_idx_o(query_idx), .qp_query_state_i(qcfg_q.state),
-    .qp_query_psn_i({qcfg_q.rq_psn, qcfg_q.sq_psn}),
+    .qp_query_psn_i({query_rq_psn, query_sq_psn}),
     .sq_db_valid_o(sq_db_valid), .sq_db_ready_i(sq_db_ready),
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
     .cq_db_valid_o(cq_db_valid), .db_data_o(db_data),
@@ -238,6 +241,7 @@ module rnic_top #(
     .ctx_idx_o(req_ctx_idx), .ctx_i(req_ctx),
     .mr_idx_o(req_mr_idx), .mr_i(req_mr),
     .infl_valid_o(infl_valid), .infl_ready_i(infl_ready), .infl_o(infl),
+    .query_idx_i(query_idx), .query_sq_psn_o(query_sq_psn),
     .txd_valid_o(txa_valid[0]), .txd_ready_i(txa_ready[0]),
     .txd_o(txa_d[0 +: rnic_pkg::TxdW]),
     .mr_upd_valid_o(mr_upd_valid[1]), .mr_upd_ready_i(mr_upd_ready[1]),
@@ -325,6 +329,7 @@ module rnic_top #(
     .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .ctx_idx_o(rx_ctx_idx), .ctx_i(rx_ctx), .mr_idx_o(rx_mr_idx), .mr_i(rx_mr),
     .qp_err_o(qp_err), .qp_err_qpn_o(qp_err_qpn),
+    .query_idx_i(query_idx), .query_rq_psn_o(query_rq_psn),
     .rd_req_valid_o(rdq_valid[2]), .rd_req_ready_i(rdq_ready[2]),
     .rd_req_addr_o(rdq_addr[128 +: 64]), .rd_req_len_o(rdq_len[32 +: 16]),
     .rd_rsp_valid_i(rdr_valid[2]), .rd_rsp_ready_o(rdr_ready[2]),

@@ -131,7 +131,10 @@ module rnic_rx_engine #(
   output logic        done_valid_o,
   input  logic        done_ready_i,
   output logic [23:0] done_qpn_o,
-  output logic [15:0] done_ci_o
+  output logic [15:0] done_ci_o,
+  // QP_QUERY: the PSN the responder expects next
+  input  logic [23:0] query_idx_i,
+  output logic [23:0] query_rq_psn_o
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned RingW = $clog2(InflDepth);
@@ -212,6 +215,7 @@ module rnic_rx_engine #(
   logic [23:0] qpn_q;
   logic [QpW-1:0] q;
   assign q = qpn_q[QpW-1:0];
+  assign query_rq_psn_o = epsn_q[query_idx_i[QpW-1:0]];
   assign ctx_idx_o = qpn_q;
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
@@ -1555,7 +1559,7 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+  assign unused = ^{query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
 endmodule

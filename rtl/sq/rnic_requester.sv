@@ -72,7 +72,10 @@ module rnic_requester #(
   output logic        mr_upd_valid_o,
   input  logic        mr_upd_ready_i,
   output logic [23:0] mr_upd_idx_o,
-  output logic [rnic_pkg::MrCfgW-1:0] mr_upd_o
+  output logic [rnic_pkg::MrCfgW-1:0] mr_upd_o,
+  // QP_QUERY: the next PSN a new WQE of this QP takes
+  input  logic [23:0] query_idx_i,
+  output logic [23:0] query_sq_psn_o
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;
@@ -246,6 +249,7 @@ module rnic_requester #(
   rnic_pkg::txd_t txd;
   logic [QpW-1:0] q;
   assign q = qpn_q[QpW-1:0];
+  assign query_sq_psn_o = sq_psn_q[query_idx_i[QpW-1:0]];
 
   logic local_err;
   assign local_err = (status_q != rnic_pkg::WcSuccess);
@@ -636,5 +640,5 @@ module rnic_requester #(
     end
   end
   logic unused;
-  assign unused = ^{npkts[31:24], rw.idx, rw.hold, rw.first_psn, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
+  assign unused = ^{query_idx_i[23:QpW], npkts[31:24], rw.idx, rw.hold, rw.first_psn, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
 endmodule
