@@ -263,6 +263,13 @@ module rnic_requester #(
   assign rec = ring_rd_i;
   logic rec_ok;
   assign rec_ok = ring_rd_v_i && (rec.wqe_idx == idx_q) && (rec.kind == rnic_pkg::InflNormal);
+  // A flush record that replaces the record of a WQE sent before (repl_q)
+  // goes to the completer only while that record is still in the ring: the
+  // completer may retire it (its ACK came, or the error record ahead of it
+  // ended the QP) while the flush record waits for infl_ready_i, and a
+  // record for a retired WQE would complete it a second time. The ring read
+  // is combinational, so the check holds in the cycle of the handshake.
+  logic repl_q;
   logic [23:0] base_psn;
   assign base_psn = resend_q ? rec.first_psn : sq_psn_q[q];
 
@@ -288,7 +295,7 @@ module rnic_requester #(
   end
   assign infl_o = infl;
   // A WQE sent again already has its record; a stale one gets none.
-  assign infl_valid_o = (st_q == StInfl) && !resend_q;
+  assign infl_valid_o = (st_q == StInfl) && !resend_q && !(repl_q && !rec_ok);
 
   logic last_pkt;
   assign last_pkt = (remain_q <= {19'd0, mtu});
@@ -399,6 +406,7 @@ module rnic_requester #(
       flush_q <= 1'b0;
       ferr_q <= 1'b0;
       resend_q <= 1'b0;
+      repl_q <= 1'b0;
       nsge_q <= '0;
       sge_i_q <= '0;
       total_q <= '0;
@@ -437,15 +445,18 @@ module rnic_requester #(
           status_q <= rnic_pkg::WcSuccess;
           resend_q <= (idx_q != new_idx_q[q]);
           skip_psn_q <= (idx_q != new_idx_q[q]) ? skip_q[q] : sq_psn_q[q];
+          repl_q <= 1'b0;
           if (ctx.state == rnic_pkg::QpsReset) begin
             st_q <= StIdle;     // fetched before the QP was reset
           end else if (flush_q || stopped_q[q] || (ctx.state == rnic_pkg::QpsErr)) begin
-            // Flush records replace whatever the ring holds for the index;
-            // a WQE sent before whose record is gone has completed already.
+            // A WQE sent before gets a flush record in place of its record
+            // (which waits for an ACK that will not come). One whose record
+            // is gone has completed already; an error or flush record stays
+            // (its status is the WQE's completion).
             flush_q <= 1'b1;
             resend_q <= 1'b0;
-            st_q <= ((idx_q != new_idx_q[q]) &&
-                     !(ring_rd_v_i && (rec.wqe_idx == idx_q))) ? StIdle : StInfl;
+            repl_q <= (idx_q != new_idx_q[q]);
+            st_q <= ((idx_q != new_idx_q[q]) && !rec_ok) ? StIdle : StInfl;
           end else if (stale) begin
             st_q <= StIdle;     // fetched before a rewind: it comes again
           end else if ((idx_q != new_idx_q[q]) && !rec_ok) begin
@@ -532,7 +543,9 @@ module rnic_requester #(
           if (mr_upd_ready_i) st_q <= StInfl;
         end
         StInfl: begin
-          if (resend_q && (flush_q || local_err)) begin
+          if (repl_q && !rec_ok) begin
+            st_q <= StIdle;     // its record was retired meanwhile
+          end else if (resend_q && (flush_q || local_err)) begin
             // Sent before, now refused (its MR went away): the record in
             // the ring stays; the ACK timeout ends the QP.
             st_q <= StIdle;

@@ -16,6 +16,8 @@
  * directory), which both this driver and the libFuzzer build run as a file
  * argument. -t bounds the wall-clock time of one input (default 300 s): a
  * harness that stops making progress fails instead of hanging the CTest.
+ * A FILE or DIR argument that does not exist is an empty corpus (a
+ * warning), as libFuzzer treats a missing corpus directory.
  */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
@@ -200,6 +202,14 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (stat(argv[optind], &st)) {
+			/* A corpus directory nobody filled yet (git keeps no
+			 * empty directories) is an empty corpus, as for
+			 * libFuzzer; anything else is an error. */
+			if (errno == ENOENT) {
+				fprintf(stderr, "fuzz: %s does not exist: no corpus "
+					"inputs from it\n", argv[optind]);
+				continue;
+			}
 			fprintf(stderr, "fuzz: %s: %s\n", argv[optind], strerror(errno));
 			return 2;
 		}
