@@ -631,7 +631,8 @@ module rnic_requester #(
     if (infl_take) begin
       if (flush_q || local_err) begin
         if (local_err) stopped_q[q] <= 1'b1;
-      end else begin
+      end else if (!op_local) begin
+        // LOCAL_INV and BIND_MW send no packet: they take no PSN.
         sq_psn_q[q] <= sq_psn_q[q] + npkts[23:0];
       end
       if (idx_q == new_idx_q[q]) new_idx_q[q] <= new_idx_q[q] + 16'd1;

@@ -369,6 +369,10 @@ static void opcode_table(struct conf *c, enum ibv_qp_type type,
 			if (op == IBV_WR_SEND_WITH_INV)
 				CHECK_EQ(wc.invalidated_rkey, m.mw1->rkey);
 		}
+		/* UC completes an RDMA WRITE when its packets have left
+		 * (nothing comes back): let them arrive and be placed. */
+		if (type == IBV_QPT_UC && op == IBV_WR_RDMA_WRITE)
+			conf_idle(r.p.s[1].ctx, CONF_QUIET);
 		switch (op) {
 		case IBV_WR_RDMA_WRITE:
 		case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -731,10 +735,15 @@ static void case_fence_waits_for_prior_read_and_atomic(struct conf *c)
 	struct ibv_sge sg[2];
 	struct ibv_wc wc[2];
 	const uint32_t len = 48 * 1024;
+	uint8_t *exp;
 
 	conf_rig_open(c, &r, NULL);
 	t_fill(r.dst.p, len, 0xf00d);
 	memset(r.loc.p, 0, CONF_BUF);
+	/* The WRITE's target overlaps the READ's source: compare with a copy
+	 * of what the READ returns, not with the target buffer itself. */
+	exp = CHECK_PTR(malloc(len));
+	memcpy(exp, r.dst.p, len);
 	sg[0] = t_sge(&r.loc, 0, len);
 	conf_rdma_wr(&w[0], 1, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, &sg[0], 1,
 		     &r.dst, 0);
@@ -747,7 +756,9 @@ static void case_fence_waits_for_prior_read_and_atomic(struct conf *c)
 	POLL(r.scq0, 2, wc);
 	EXPECT_SQ_OK(&wc[0], 1, IBV_WC_RDMA_READ, r.q0, len);
 	EXPECT_SQ_OK(&wc[1], 2, IBV_WC_RDMA_WRITE, r.q0, T_ANY);
-	CHECK_MEM(r.dst.p + CONF_BUF - len, r.dst.p, len);
+	CHECK_MEM(r.loc.p, exp, len);
+	CHECK_MEM(r.dst.p + CONF_BUF - len, exp, len);
+	free(exp);
 
 	/* FETCH_AND_ADD, then a fenced SEND of its result. */
 	conf_put64(r.dst.p + 8, 0x5555aaaa5555aaaaull);
@@ -910,9 +921,14 @@ static void case_inline_lkey_not_checked_buffer_reusable_at_return(
 	struct ibv_sge sg[2];
 	struct ibv_wc wc;
 	uint8_t *heap = malloc(256), orig[256];
+	struct t_pair_cfg cfg;
 
 	CHECK(heap != NULL);
-	conf_rig_open(c, &r, NULL);
+	/* Inline room is asked for at creation (ibv_create_qp(3)
+	 * cap.max_inline_data); the QP gets at least that much. */
+	conf_rig_cfg(c, &cfg);
+	cfg.caps.max_inline_data = 128;
+	conf_rig_open(c, &r, &cfg);
 	CHECK(r.p.s[0].cap.max_inline_data >= 128);
 	t_fill(heap, 256, 0x1a1a);
 	memcpy(orig, heap, 256);
