@@ -44,6 +44,8 @@ public:
 
 	uint64_t faults() const { return faults_; }
 	uint64_t writes() const { return writes_; }
+	/* Writes taken (last beat) but not yet visible. */
+	size_t writes_queued() const { return wq_.size(); }
 	uint64_t proto_errors() const { return proto_errors_; }
 
 private:

@@ -831,8 +831,16 @@ uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t ad
 
 	for (uint64_t i = 0; i < kMmioReadTimeout; i++) {
 		sim->tick();
-		if (nd.io.read_done(id, &val))
+		if (nd.io.read_done(id, &val)) {
+			/* PCIe ordering: a read completion does not pass the
+			 * device's posted writes issued before it, so the read
+			 * returns once they are visible (docs/time-model.md). */
+			const uint64_t target = nd.mem.writes() + nd.mem.writes_queued();
+
+			while (nd.mem.writes() < target)
+				sim->tick();
 			return val;
+		}
 	}
 	std::fprintf(stderr, "rnic model: node %u: MMIO read of 0x%x got no answer in %llu cycles\n",
 		     node, addr, (unsigned long long)kMmioReadTimeout);

@@ -78,6 +78,17 @@ module rnic_top #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign qcfg_q = query_ctx;
 
+  // Quiet, for a QP_WRITE that resets a queue (rnic_mmio): nothing the QP
+  // did before the reset still reaches host memory - no DMA read outstanding
+  // or about to be issued (WQE fetch, the TX builder's payload reads, inline
+  // data in the SQ ring), the requester and the TX intake idle with nothing
+  // offered, the receive engine idle with no CQE waiting (placement idle, so
+  // a waiting CQE shows as cqe_valid) and the CQE writer empty. Then the
+  // driver may unmap the QP's rings, and the QP's CQEs are all in host
+  // memory for the library's CQ clean.
+  logic cmd_quiet, cqw_idle, txb_intake_idle;
+  logic [8:0] rd_out_q;   // DMA reads accepted whose last beat has not returned
+
   rnic_mmio #(
     .DataW(DataW), .NQp(NQp), .NCq(NCq), .NMr(NMr), .MaxRdOut(MaxRdOut)
   ) u_mmio (
@@ -93,7 +104,7 @@ module rnic_top #(
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
     .cq_db_valid_o(cq_db_valid), .db_data_o(db_data),
     .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
-    .cnt_dma_rd_err_i(cnt_rd_err)
+    .cnt_dma_rd_err_i(cnt_rd_err), .quiet_i(cmd_quiet)
   );
 
   // Fields of the command arguments every engine snoops
@@ -275,7 +286,7 @@ module rnic_top #(
     .tx_valid_o, .tx_ready_i, .tx_data_o, .tx_keep_o, .tx_last_o,
     .ev_first_o(ev_tx_first), .ev_last_o(ev_tx_last), .ev_qpn_o(ev_tx_qpn),
     .ev_idx_o(ev_tx_idx), .noack_valid_o(noack_valid), .noack_ready_i(noack_ready),
-    .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err)
+    .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err), .intake_idle_o(txb_intake_idle)
   );
 
   // ---------------------------------------------------------------------------
@@ -380,6 +391,17 @@ module rnic_top #(
   // ---------------------------------------------------------------------------
   // Completions
   // ---------------------------------------------------------------------------
+  logic rd_req_hs, rd_rsp_end;
+  assign rd_req_hs = dma_rd_req_valid_o && dma_rd_req_ready_i;
+  assign rd_rsp_end = dma_rd_rsp_valid_i && dma_rd_rsp_ready_o && dma_rd_rsp_last_i;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) rd_out_q <= '0;
+    else if (rd_req_hs && !rd_rsp_end) rd_out_q <= rd_out_q + 9'd1;
+    else if (!rd_req_hs && rd_rsp_end) rd_out_q <= rd_out_q - 9'd1;
+  end
+  assign cmd_quiet = infl_ready && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
+                     wqe_ready && !txa_valid[0] && !txd_valid && txb_intake_idle &&
+                     (rd_out_q == 9'd0) && !dma_rd_req_valid_o;
   logic ev_scqe, ev_rcqe;
   logic [23:0] ev_cqe_qpn;
   logic [15:0] ev_cqe_idx;
@@ -397,7 +419,8 @@ module rnic_top #(
     .wr_valid_o(wr_valid[1]), .wr_ready_i(wr_ready[1]), .wr_addr_o(wr_addr[64 +: 64]),
     .wr_len_o(wr_len[16 +: 16]), .wr_data_o(wr_data[DataW +: DataW]), .wr_last_o(wr_last[1]),
     .irq_valid_o, .irq_cqn_o,
-    .ev_send_o(ev_scqe), .ev_recv_o(ev_rcqe), .ev_qpn_o(ev_cqe_qpn), .ev_idx_o(ev_cqe_idx)
+    .ev_send_o(ev_scqe), .ev_recv_o(ev_rcqe), .ev_qpn_o(ev_cqe_qpn), .ev_idx_o(ev_cqe_idx),
+    .idle_o(cqw_idle)
   );
 
   rnic_dma_wr_mux #(.DataW(DataW), .N(3)) u_dma_wr_mux (

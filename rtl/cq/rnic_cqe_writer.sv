@@ -50,7 +50,9 @@ module rnic_cqe_writer #(
   output logic        ev_send_o,
   output logic        ev_recv_o,
   output logic [23:0] ev_qpn_o,
-  output logic [15:0] ev_idx_o
+  output logic [15:0] ev_idx_o,
+  // Nothing queued or being written (a QP reset command waits for it)
+  output logic        idle_o
 );
   localparam int unsigned CqW = $clog2(NCq);
   localparam int unsigned Beats = (512 + DataW - 1) / DataW;
@@ -146,6 +148,7 @@ module rnic_cqe_writer #(
   assign go = qv && ctx.valid && !err_q[n] && !full && (rd_st_q == 2'd0);
   assign img_sh = img >> (beat_q * DataW);
   assign wr_valid_o = go;
+  assign idle_o = !qv;
   assign wr_addr_o = ctx.base + ({32'd0, pi & ((32'd1 << ctx.log_size) - 32'd1)} << 6);
   assign wr_len_o = 16'd64;
   assign wr_data_o = img_sh[DataW-1:0];

@@ -41,7 +41,11 @@ module rnic_mmio #(
   input  logic [63:0] cnt_tx_pkts_i,
   input  logic [63:0] cnt_rx_pkts_i,
   input  logic [63:0] cnt_rx_drop_i,
-  input  logic [63:0] cnt_dma_rd_err_i
+  input  logic [63:0] cnt_dma_rd_err_i,
+  // Nothing of a QP reaches host memory any more (no DMA read outstanding,
+  // requester, TX intake and receive engine idle, no CQE waiting or being
+  // written; rnic_top): a QP_WRITE that resets a queue is done then
+  input  logic        quiet_i
 );
   localparam logic [15:0] RegDevId = 16'h000;
   localparam logic [15:0] RegCaps = 16'h008;
@@ -105,6 +109,17 @@ module rnic_mmio #(
   logic [7:0] go_op;
   assign go = wr && (addr == RegCmdGo);
   assign go_op = mmio_wdata_i[7:0];
+
+  // A QP_WRITE that resets the send or receive queue (the move to RESET,
+  // also before a destroy) stays busy until quiet_i: when the driver sees
+  // the command done, no DMA of the QP's rings is in flight (it may unmap
+  // them) and the CQEs the QP produced before the reset are in its CQs (the
+  // DMA writes are ordered before the status read's completion), so the
+  // library's CQ clean removes them all.
+  logic busy_q, reset_go;
+  assign reset_go = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp)) &&
+                    (args_q[1][24 + rnic_pkg::QpFlagResetSq] ||
+                     args_q[1][24 + rnic_pkg::QpFlagResetRq]);
   assign qp_wr_o = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp));
   assign cq_wr_o = go && (go_op == CmdCqWrite) && (mmio_wdata_i[31:8] < 24'(NCq));
   assign mr_wr_o = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr));
@@ -114,6 +129,7 @@ module rnic_mmio #(
     if (!rst_ni) begin
       for (int i = 0; i < 8; i++) args_q[i] <= '0;
       cmd_result_q <= '0;
+      busy_q <= 1'b0;
       mac_q <= '0;
       ip_q <= '0;
       query_idx_q <= '0;
@@ -121,6 +137,9 @@ module rnic_mmio #(
       out1_q <= '0;
     end else begin
       if (wr && (addr[15:6] == RegCmdArg0[15:6])) args_q[addr[5:3]] <= mmio_wdata_i;
+      // quiet_i counts from the cycle after the context write.
+      if (reset_go) busy_q <= 1'b1;
+      else if (quiet_i) busy_q <= 1'b0;
       if (wr && (addr == RegPortMac)) mac_q <= mmio_wdata_i[47:0];
       if (wr && (addr == RegPortIp)) ip_q <= mmio_wdata_i[31:0];
       if (go) begin
@@ -156,7 +175,7 @@ module rnic_mmio #(
           RegCmdArg0, RegCmdArg0 + 16'h08, RegCmdArg0 + 16'h10, RegCmdArg0 + 16'h18,
           RegCmdArg0 + 16'h20, RegCmdArg0 + 16'h28, RegCmdArg0 + 16'h30, RegCmdArg0 + 16'h38:
             mmio_rdata_o <= args_q[addr[5:3]];
-          RegCmdStatus: mmio_rdata_o <= {48'd0, cmd_result_q, 8'd0};
+          RegCmdStatus: mmio_rdata_o <= {48'd0, cmd_result_q, 7'd0, busy_q};
           RegCmdOut0: mmio_rdata_o <= out0_q;
           RegCmdOut0 + 16'h8: mmio_rdata_o <= out1_q;
           RegCntBase: mmio_rdata_o <= cnt_tx_pkts_i;

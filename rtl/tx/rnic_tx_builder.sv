@@ -51,7 +51,9 @@ module rnic_tx_builder #(
   output logic        noack_valid_o,
   input  logic        noack_ready_i,
   output logic [63:0] cnt_pkts_o,
-  output logic [63:0] cnt_rd_err_o
+  output logic [63:0] cnt_rd_err_o,
+  // No frame in intake: every payload read of the frames taken was issued
+  output logic        intake_idle_o
 );
   localparam int unsigned LaneW = $clog2(Bytes);
   localparam int unsigned FrameBytes = 4096 + 96 + 8;
@@ -219,6 +221,7 @@ module rnic_tx_builder #(
     end
   end
   assign txd_ready_o = (in_q == InIdle) && free_slot;
+  assign intake_idle_o = (in_q == InIdle);
 
   logic [12:0] req_len;
   assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];

@@ -9,8 +9,10 @@
  *   - an atomic with a 4-byte SGE (a local length error) completes with
  *     IBV_WC_LOC_LEN_ERR on the CQ of the QP in RESET;
  *   - an RDMA WRITE is sent on the wire by the QP in RESET.
- * With ibv_destroy_qp() instead of RESET the WQE read can even hit the
- * unmapped ring (an IOMMU fault).
+ * With ibv_destroy_qp() instead of RESET the WQE read hit the unmapped
+ * ring (an IOMMU fault): mode 2 posts two WRs and destroys the QP at once
+ * (fixed in the command interface: a QP_WRITE that resets the QP completes
+ * only once no DMA is in flight).
  */
 #include "repro_common.h"
 #include "rnic_model.h"
@@ -26,7 +28,7 @@ int main(void)
 	r_open(&s[1], 1, 16);
 	m0 = r_buf(&s[0], 8192, &b0);
 	m1 = r_buf(&s[1], 8192, &b1);
-	for (mode = 0; mode < 2; mode++) {
+	for (mode = 0; mode < 3; mode++) {
 		struct ibv_sge sge = { (uintptr_t)b0, mode ? 64 : 4, m0->lkey };
 		struct ibv_send_wr wr, *bad_wr;
 		struct ibv_qp_attr a;
@@ -49,6 +51,20 @@ int main(void)
 			wr.wr.rdma.rkey = m1->rkey;
 		}
 		R_CHECK(!ibv_post_send(s[0].qp, &wr, &bad_wr));
+		if (mode == 2) {
+			uint64_t faults = rnic_sim_iommu_faults(rnic_sim_global(), 0);
+
+			R_CHECK(!ibv_post_send(s[0].qp, &wr, &bad_wr));
+			R_CHECK(!ibv_destroy_qp(s[0].qp));
+			n = r_drain(s[0].cq, 2000, "after destroy");
+			faults = rnic_sim_iommu_faults(rnic_sim_global(), 0) - faults;
+			printf("two RDMA WRITEs posted, QP destroyed at once: %d completion(s), "
+			       "%llu IOMMU fault(s) (want 0 and 0)\n", n,
+			       (unsigned long long)faults);
+			bad |= n || faults;
+			R_CHECK(!ibv_destroy_qp(s[1].qp));
+			continue;
+		}
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_RESET;
 		R_CHECK(!ibv_modify_qp(s[0].qp, &a, IBV_QP_STATE));
