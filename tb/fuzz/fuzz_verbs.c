@@ -344,13 +344,13 @@ static void fv_qp_forget(struct fv_qp *q)
 static void fv_drain(int only);
 
 /*
- * Findings reset-inflight (fixed) and reset-cqe-late (tb/fuzz/findings/):
+ * Findings reset-inflight and reset-cqe-late (both fixed; tb/fuzz/findings/):
  * WQEs the RNIC fetched before a QP was reset (or destroyed) still executed
- * after it; completions of a QP the RNIC produced just before the reset
- * command land in the CQ after ibv_modify_qp(RESET) returned, past the
- * library's CQ clean. With either excluded, a QP's posted work is flushed
- * (ERR, drained) before it is reset or destroyed, so the input class is
- * left out.
+ * after it (or read its freed rings); completions the RNIC produced just
+ * before the reset command landed in the CQ after ibv_modify_qp(RESET)
+ * returned, past the library's CQ clean. With either excluded
+ * (RNIC_FUZZ_EXCLUDE), a QP's posted work is flushed (ERR, drained) before
+ * it is reset or destroyed, so the input class is left out.
  */
 static void fv_quiesce(int i)
 {
