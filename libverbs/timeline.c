@@ -14,9 +14,11 @@
  * completion. The model's events (rnic_sim_set_event_cb) fill in the rest:
  * the RTL's trace ports give WQE fetched, first/last packet to the wire and
  * CQE written; the model's port monitor gives the doorbell taken by the RTL,
- * the first/last packet taken by the peer's RX, the ACK (or NAK, or last READ
- * response) back at the requester, and for a receive WR the arrival of the
- * message that consumed it. ibv_close_device() prints the table of that
+ * the payload DMA of the first packet (reads issued, last beat returned; for
+ * a READ the responder's reads for its first response), the first/last packet
+ * taken by the peer's RX, the ACK (or NAK, or last READ response) back at the
+ * requester, and for a receive WR the arrival of the message that consumed
+ * it. ibv_close_device() prints the table of that
  * context's WRs, and an atexit handler prints whatever is left and writes the
  * JSON file.
  */
@@ -39,6 +41,9 @@ enum rv_tl_stamp {
 	TL_POSTED,
 	TL_DB,		/* doorbell taken by the RTL */
 	TL_FETCHED,	/* send WQE fetched */
+	TL_DMA_ISSUED,	/* first payload read of the first packet issued (READ:
+			 * the responder's, for its first response) */
+	TL_DMA_RETURNED,	/* last beat of that packet's payload reads returned */
 	TL_FIRST_TX,	/* first packet handed to the wire */
 	TL_LAST_TX,	/* last packet handed to the wire */
 	TL_ARR_FIRST,	/* first packet taken by the peer's RX (receive WR: by ours) */
@@ -50,9 +55,17 @@ enum rv_tl_stamp {
 };
 
 static const char *const rv_tl_stamp_name[TL_NSTAMPS] = {
-	"posted", "db", "fetched", "first_tx", "last_tx", "arr_first",
-	"arr_last", "acked", "cqe", "polled",
+	"posted", "db", "fetched", "dma_issued", "dma_returned", "first_tx", "last_tx",
+	"arr_first", "arr_last", "acked", "cqe", "polled",
 };
+
+/* Width of a stamp's column in the table. */
+static int rv_tl_width(unsigned int s)
+{
+	int w = (int)strlen(rv_tl_stamp_name[s]);
+
+	return w > 9 ? w : 9;
+}
 
 struct rv_tl_rec {
 	uint64_t t[TL_NSTAMPS];
@@ -63,6 +76,7 @@ struct rv_tl_rec {
 	uint8_t node;
 	uint8_t peer;	/* node of the destination QP */
 	uint8_t op;
+	uint8_t ud;	/* a UD QP's WR: no ACK */
 	uint8_t printed;
 };
 
@@ -315,6 +329,12 @@ static void rv_tl_event(void *arg, unsigned int node, unsigned int kind,
 	case RNIC_EV_ACKED:
 		rv_tl_set_first(r, TL_ACKED, cycle);
 		break;
+	case RNIC_EV_DMA_ISSUED:
+		rv_tl_set_first(r, TL_DMA_ISSUED, cycle);
+		break;
+	case RNIC_EV_DMA_RETURNED:
+		rv_tl_set_first(r, TL_DMA_RETURNED, cycle);
+		break;
 	case RNIC_EV_SEND_CQE:
 		rv_tl_set_first(r, TL_CQE, cycle);
 		break;
@@ -343,12 +363,12 @@ static FILE *rv_tl_stream(void)
 	return rv_tl_file;
 }
 
-static void rv_tl_cell(FILE *f, uint64_t v)
+static void rv_tl_cell(FILE *f, uint64_t v, int w)
 {
 	if (v == RV_TL_NONE)
-		fprintf(f, " %9s", "-");
+		fprintf(f, " %*s", w, "-");
 	else
-		fprintf(f, " %9llu", (unsigned long long)v);
+		fprintf(f, " %*llu", w, (unsigned long long)v);
 }
 
 static uint64_t rv_tl_span(const struct rv_tl_rec *r, enum rv_tl_stamp a,
@@ -359,15 +379,49 @@ static uint64_t rv_tl_span(const struct rv_tl_rec *r, enum rv_tl_stamp a,
 	return r->t[b] - r->t[a];
 }
 
-/* Phases of "where the cycles went": consecutive stamps of each kind of WR. */
-static const enum rv_tl_stamp rv_tl_send_chain[] = {
-	TL_POSTED, TL_DB, TL_FETCHED, TL_FIRST_TX, TL_LAST_TX, TL_ACKED, TL_CQE, TL_POLLED,
-};
-static const enum rv_tl_stamp rv_tl_recv_chain[] = {
-	TL_POSTED, TL_DB, TL_ARR_FIRST, TL_ARR_LAST, TL_CQE, TL_POLLED,
-};
-#define RV_TL_SEND_PHASES	(sizeof(rv_tl_send_chain) / sizeof(rv_tl_send_chain[0]) - 1)
-#define RV_TL_RECV_PHASES	(sizeof(rv_tl_recv_chain) / sizeof(rv_tl_recv_chain[0]) - 1)
+/* Phases of "where the cycles went": consecutive stamps of a WR. A receive
+ * WR: posted, db, arr_first, arr_last, cqe, polled. A send WR: posted, db,
+ * fetched, the payload DMA of its first packet when it had one (a READ's, at
+ * the responder, after its request went out), first_tx, last_tx, acked (not
+ * on UD: no ACK), cqe, polled. WRs are summed per class: opcode, UD or not,
+ * with or without payload DMA stamps. */
+#define RV_TL_MAX_CHAIN	TL_NSTAMPS
+#define RV_TL_NCLASS	(RV_TL_NOPS * 4)
+
+static unsigned int rv_tl_class(const struct rv_tl_rec *r)
+{
+	return r->op * 4u + (r->ud ? 2u : 0u) + (r->t[TL_DMA_ISSUED] != RV_TL_NONE);
+}
+
+/* The stamps of WRs of class @c, in order; returns how many. */
+static unsigned int rv_tl_chain(unsigned int c, enum rv_tl_stamp *ch)
+{
+	unsigned int op = c / 4, ud = c & 2, dma = c & 1, n = 0;
+
+	ch[n++] = TL_POSTED;
+	ch[n++] = TL_DB;
+	if (op == RV_TL_RECV) {
+		ch[n++] = TL_ARR_FIRST;
+		ch[n++] = TL_ARR_LAST;
+	} else {
+		ch[n++] = TL_FETCHED;
+		if (dma && op != RV_TL_READ) {
+			ch[n++] = TL_DMA_ISSUED;
+			ch[n++] = TL_DMA_RETURNED;
+		}
+		ch[n++] = TL_FIRST_TX;
+		ch[n++] = TL_LAST_TX;
+		if (dma && op == RV_TL_READ) {
+			ch[n++] = TL_DMA_ISSUED;
+			ch[n++] = TL_DMA_RETURNED;
+		}
+		if (!ud)
+			ch[n++] = TL_ACKED;
+	}
+	ch[n++] = TL_CQE;
+	ch[n++] = TL_POLLED;
+	return n;
+}
 
 struct rv_tl_lat {
 	uint64_t bytes;
@@ -401,7 +455,8 @@ static int rv_tl_selected(const struct rv_tl_rec *r, struct rv_context *ctx)
 
 static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 {
-	uint64_t sum[RV_TL_NOPS][RV_TL_SEND_PHASES], cnt[RV_TL_NOPS], part[RV_TL_NOPS];
+	static uint64_t sum[RV_TL_NCLASS][RV_TL_MAX_CHAIN], cnt[RV_TL_NCLASS], part[RV_TL_NCLASS];
+	enum rv_tl_stamp ch[RV_TL_MAX_CHAIN];
 	struct rv_tl_lat *v;
 	uint32_t i, j, n = 0;
 
@@ -413,28 +468,27 @@ static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 	memset(part, 0, sizeof(part));
 	for (i = 0; i < rv_tl_n; i++) {
 		const struct rv_tl_rec *r = &rv_tl_recs[i];
-		const enum rv_tl_stamp *ch;
-		uint64_t d[RV_TL_SEND_PHASES];
-		unsigned int np, k, ok = 1;
+		uint64_t d[RV_TL_MAX_CHAIN];
+		unsigned int c, np, k, ok = 1;
 
 		if (!rv_tl_selected(r, ctx))
 			continue;
 		if (rv_tl_span(r, TL_POSTED, TL_CQE) != RV_TL_NONE)
 			v[n++] = (struct rv_tl_lat){ r->bytes, rv_tl_span(r, TL_POSTED, TL_CQE),
 						     r->op };
-		ch = r->op == RV_TL_RECV ? rv_tl_recv_chain : rv_tl_send_chain;
-		np = r->op == RV_TL_RECV ? RV_TL_RECV_PHASES : RV_TL_SEND_PHASES;
+		c = rv_tl_class(r);
+		np = rv_tl_chain(c, ch) - 1;
 		for (k = 0; k < np && ok; k++) {
 			d[k] = rv_tl_span(r, ch[k], ch[k + 1]);
 			ok = d[k] != RV_TL_NONE;
 		}
 		if (!ok) {
-			part[r->op]++;
+			part[c]++;
 			continue;
 		}
 		for (k = 0; k < np; k++)
-			sum[r->op][k] += d[k];
-		cnt[r->op]++;
+			sum[c][k] += d[k];
+		cnt[c]++;
 	}
 
 	qsort(v, n, sizeof(*v), rv_tl_lat_cmp);
@@ -454,13 +508,14 @@ static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 	free(v);
 
 	fprintf(f, "# where the cycles went (mean per WR over the WRs with every stamp):\n");
-	for (i = 0; i < RV_TL_NOPS; i++) {
-		const enum rv_tl_stamp *ch = i == RV_TL_RECV ? rv_tl_recv_chain : rv_tl_send_chain;
-		unsigned int np = i == RV_TL_RECV ? RV_TL_RECV_PHASES : RV_TL_SEND_PHASES, k;
+	for (i = 0; i < RV_TL_NCLASS; i++) {
+		unsigned int np = rv_tl_chain(i, ch) - 1, k;
+		char name[32];
 
 		if (!cnt[i] && !part[i])
 			continue;
-		fprintf(f, "#   %-9s n=%llu", rv_tl_op_name[i], (unsigned long long)cnt[i]);
+		snprintf(name, sizeof(name), "%s%s", rv_tl_op_name[i / 4], i & 2 ? "/UD" : "");
+		fprintf(f, "#   %-9s n=%llu", name, (unsigned long long)cnt[i]);
 		for (k = 0; k < np && cnt[i]; k++)
 			fprintf(f, "  %s->%s %.1f", k ? "" : rv_tl_stamp_name[ch[k]],
 				rv_tl_stamp_name[ch[k + 1]], (double)sum[i][k] / (double)cnt[i]);
@@ -494,14 +549,16 @@ static void rv_tl_print(struct rv_context *ctx)
 		fprintf(f, "# rnic timeline: %u WRs", count);
 	fprintf(f, "; cycles of the %u MHz core clock, '-' = no such event\n",
 		1000 / RV_TL_NS_PER_CYCLE);
-	fprintf(f, "# db: doorbell taken by the RTL; arr_*: first/last packet taken by the peer's RX\n"
-		   "# (RECV: the message that consumed it, by ours); acked: ACK/NAK/READ response back\n");
+	fprintf(f, "# db: doorbell taken by the RTL; dma_*: payload reads of the first packet issued,\n"
+		   "# last beat returned (READ: the responder's, for its first response); arr_*: first/last\n"
+		   "# packet taken by the peer's RX (RECV: the message that consumed it, by ours);\n"
+		   "# acked: ACK/NAK/READ response back (UD: none)\n");
 	if (rv_tl_dropped)
 		fprintf(f, "# %llu WRs not recorded (RNIC_TIMELINE_MAX=%u)\n",
 			(unsigned long long)rv_tl_dropped, rv_tl_max);
 	fprintf(f, "# %4s %8s %5s %-9s %9s", "node", "qpn", "wqe", "opcode", "bytes");
 	for (s = 0; s < TL_NSTAMPS; s++)
-		fprintf(f, " %9s", rv_tl_stamp_name[s]);
+		fprintf(f, " %*s", rv_tl_width(s), rv_tl_stamp_name[s]);
 	fprintf(f, " %9s %9s\n", "post->cqe", "ns");
 	for (i = 0; i < rv_tl_n; i++) {
 		struct rv_tl_rec *r = &rv_tl_recs[i];
@@ -512,10 +569,10 @@ static void rv_tl_print(struct rv_context *ctx)
 		fprintf(f, "  %4u %8u %5u %-9s %9llu", r->node, r->qpn, r->idx,
 			rv_tl_op_name[r->op], (unsigned long long)r->bytes);
 		for (s = 0; s < TL_NSTAMPS; s++)
-			rv_tl_cell(f, r->t[s]);
+			rv_tl_cell(f, r->t[s], rv_tl_width(s));
 		lat = rv_tl_span(r, TL_POSTED, TL_CQE);
-		rv_tl_cell(f, lat);
-		rv_tl_cell(f, lat == RV_TL_NONE ? lat : lat * RV_TL_NS_PER_CYCLE);
+		rv_tl_cell(f, lat, 9);
+		rv_tl_cell(f, lat == RV_TL_NONE ? lat : lat * RV_TL_NS_PER_CYCLE, 9);
 		fputc('\n', f);
 	}
 	rv_tl_summary(f, ctx);
@@ -528,7 +585,8 @@ static void rv_tl_print(struct rv_context *ctx)
 /* ---- Chrome/Perfetto trace JSON ---- */
 
 /* Tracks of a node, in the order a WR moves (thread ids are track * 100 +
- * lane: overlapping slices of one track go to further lanes). */
+ * lane: overlapping slices of one track go to further lanes). The payload
+ * DMA track came later: thread id 900 + lane, sorted after track 3's lanes. */
 enum rv_tl_track {
 	TK_LIFE,
 	TK_MMIO,
@@ -539,6 +597,7 @@ enum rv_tl_track {
 	TK_BACK,
 	TK_CQE,
 	TK_POLL,
+	TK_DMA,
 	TK_NTRACKS,
 };
 
@@ -552,7 +611,15 @@ static const char *const rv_tl_track_name[TK_NTRACKS] = {
 	[TK_BACK] = "6 wire + responder: last packet out -> ACK/response in",
 	[TK_CQE] = "7 completer + CQE writer: -> CQE written",
 	[TK_POLL] = "8 software: CQE written -> polled",
+	[TK_DMA] = "3b payload DMA of the first packet: reads issued -> returned "
+		   "(READ: the responder's)",
 };
+
+/* Perfetto's order of a track's lanes. */
+static unsigned int rv_tl_track_sort(unsigned int t, unsigned int lane)
+{
+	return (t == TK_DMA ? TK_REQ * 1000 + 500 : t * 1000) + lane;
+}
 
 struct rv_tl_slice {
 	uint64_t start, end;
@@ -584,6 +651,7 @@ static void rv_tl_json_write(void)
 		{ TK_MMIO, TL_POSTED, TL_DB, 0 },
 		{ TK_FETCH, TL_DB, TL_FETCHED, 0 },
 		{ TK_REQ, TL_FETCHED, TL_FIRST_TX, 0 },
+		{ TK_DMA, TL_DMA_ISSUED, TL_DMA_RETURNED, 2 },
 		{ TK_TX, TL_FIRST_TX, TL_LAST_TX, 0 },
 		{ TK_RX, TL_ARR_FIRST, TL_ARR_LAST, 1 },
 		{ TK_BACK, TL_LAST_TX, TL_ACKED, 0 },
@@ -603,7 +671,8 @@ static void rv_tl_json_write(void)
 	uint32_t i, n = 0, k;
 	FILE *f;
 
-	sl = malloc(((size_t)rv_tl_n * 9 + 1) * sizeof(*sl));
+	sl = malloc(((size_t)rv_tl_n * (sizeof(send_ph) / sizeof(send_ph[0])) + 1) *
+		    sizeof(*sl));
 	if (!sl)
 		return;
 	for (i = 0; i < rv_tl_n; i++) {
@@ -622,8 +691,14 @@ static void rv_tl_json_write(void)
 			/* The life slice ends at the CQE when nobody polled. */
 			if (tr == TK_LIFE && e == RV_TL_NONE)
 				e = r->t[TL_CQE];
+			/* UD: no ACK, the CQE follows the last packet. */
+			if (tr == TK_CQE && !recv && r->ud && s == RV_TL_NONE)
+				s = r->t[TL_LAST_TX];
 			if (s == RV_TL_NONE || e == RV_TL_NONE || e < s)
 				continue;
+			/* peer 2: a READ's payload DMA is the responder's. */
+			if (peer == 2)
+				peer = r->op == RV_TL_READ;
 			sl[n++] = (struct rv_tl_slice){ s, e, i, peer ? r->peer : r->node, tr, 0 };
 		}
 	}
@@ -689,7 +764,7 @@ static void rv_tl_json_write(void)
 					i, t * 100 + l, rv_tl_track_name[t], l ? " #" : "", l);
 				fprintf(f, "  {\"ph\": \"M\", \"name\": \"thread_sort_index\", "
 					   "\"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}},\n",
-					i, t * 100 + l, t * 100 + l);
+					i, t * 100 + l, rv_tl_track_sort(t, l));
 			}
 		}
 	}
@@ -816,6 +891,7 @@ void rv_tl_post(struct rv_qp *qp, struct rv_wq *wq, uint16_t idx,
 	r->peer = (dip >> 8) == 0x0a0000 && (dip & 0xff) >= 1 &&
 		  (dip & 0xff) <= RNIC_SIM_MAX_NODES ? (dip & 0xff) - 1 : r->node;
 	r->op = op;
+	r->ud = qp->type == IBV_QPT_UD;
 	r->printed = 0;
 	wq->tl[idx & wq->mask] = ++rv_tl_n;
 }

@@ -27,6 +27,19 @@
  *     when the READ fits one path MTU: for a longer READ the monitor adds the
  *     missing TX_LAST event itself (at the request's first beat, where the
  *     RTL reports TX_FIRST).
+ *   - payload DMA: the TX builder issues the payload reads of its frames
+ *     in frame order (DMA read tag source 1) and sends the frames in that
+ *     order; read data return in request order. So the reads before a
+ *     frame are the oldest unmatched ones whose lengths add up to its
+ *     payload (from the IPv4 length, the opcode's extension headers and
+ *     the BTH pad count). The first packet of a send WQE reports
+ *     DMA_ISSUED (its first read) and DMA_RETURNED (the last beat of its
+ *     last read); a READ response FIRST/ONLY reports them for the READ WQE
+ *     it answers (the requester's waiting WQE with the highest request
+ *     PSN <= the response's PSN);
+ *   - UD SENDs (0x64, 0x65) have no ACK: they count as arrived messages
+ *     at once (one that the receiver drops, for a wrong Q_Key or no
+ *     receive WQE, is counted too).
  * A retransmitted frame replaces the entry of the first copy (same PSN), so
  * PEER_* report the first copy that arrives; the timeline keeps the first
  * PEER_FIRST and the last PEER_LAST. A frame that never arrives (dropped by
@@ -46,6 +59,8 @@ namespace {
 constexpr size_t kHdrBytes = 64;	/* Ethernet..AETH fit in 58 */
 constexpr size_t kMaxFlight = 1u << 16;
 constexpr uint16_t kRoceUdpPort = 4791;
+constexpr unsigned kRdSrcTx = 1;	/* DMA read tag bits 7:5 of the TX builder */
+constexpr size_t kMaxReads = 4096;
 
 /* BTH opcodes (IBA 9.2, RC). */
 constexpr uint8_t kOpReadReq = 0x0c;
@@ -124,6 +139,27 @@ inline uint64_t pair_key(unsigned resp_node, unsigned req_node, uint32_t req_qpn
 	return (uint64_t)resp_node << 32 | (uint64_t)req_node << 24 | (req_qpn & 0xffffff);
 }
 
+/* Bytes of the extension headers after the BTH of opcode @op (IBA 9.2-9.4,
+ * RC and UC share the low five bits; UD 0x64/0x65); -1 if not known. */
+inline int ext_len(uint8_t op)
+{
+	static const int8_t rc[0x18] = {
+		0, 0, 0, 4, 0, 4,		/* SEND FIRST..ONLY_IMM */
+		16, 0, 0, 4, 16, 20,		/* WRITE FIRST..ONLY_IMM */
+		16, 4, 0, 4, 4,			/* READ request, responses */
+		4, 12, 28, 28,			/* ACK, atomic ACK, CMP_SWAP, FETCH_ADD */
+		-1, 4, 4,			/* -, SEND_LAST/ONLY_WITH_INVALIDATE */
+	};
+
+	if (op == 0x64)
+		return 8;
+	if (op == 0x65)
+		return 12;
+	if ((op >> 5) > 1 || (op & 0x1f) >= 0x18)
+		return -1;
+	return rc[op & 0x1f];
+}
+
 inline bool has_aeth(uint8_t op)
 {
 	return op == kOpReadRespFirst || op == kOpReadRespLast || op == kOpReadRespOnly ||
@@ -162,6 +198,13 @@ bool monitor::parse(const uint8_t *f, size_t len, roce &h)
 	h.dqpn = (uint32_t)f[bth + 5] << 16 | f[bth + 6] << 8 | f[bth + 7];
 	h.psn = (uint32_t)f[bth + 9] << 16 | f[bth + 10] << 8 | f[bth + 11];
 	h.syn = has_aeth(h.op) && len >= bth + 16 ? f[bth + 12] : 0;
+	{
+		int ext = ext_len(h.op);
+		int pl = (f[16] << 8 | f[17]) - (int)(bth - 14) - 12 - ext -
+			 (f[bth + 1] >> 4 & 3) - 4;
+
+		h.payload = ext >= 0 && pl > 0 ? (uint32_t)pl : 0;
+	}
 	return true;
 }
 
@@ -183,6 +226,19 @@ void monitor::sample(unsigned node, const Vrnic_top &t, uint64_t cycle,
 	if (events_ && (t.ev_valid_o >> kEvSendCqe & 1))
 		retire(node, port_field(t.ev_qpn_o, 24 * kEvSendCqe, 24),
 		       (uint16_t)port_field(t.ev_idx_o, 16 * kEvSendCqe, 16));
+
+	/* Payload reads of the TX builder: issued, and their last beat. */
+	if (events_ && t.dma_rd_req_valid_o && t.dma_rd_req_ready_i &&
+	    (t.dma_rd_req_tag_o >> 5) == kRdSrcTx) {
+		if (p.rds.size() >= kMaxReads) {	/* never matched: forget them */
+			p.rds.clear();
+			p.rd_ret = 0;
+		}
+		p.rds.push_back({cycle, 0, t.dma_rd_req_len_o});
+	}
+	if (events_ && t.dma_rd_rsp_valid_i && t.dma_rd_rsp_ready_o && t.dma_rd_rsp_last_i &&
+	    (t.dma_rd_rsp_tag_i >> 5) == kRdSrcTx && p.rd_ret < p.rds.size())
+		p.rds[p.rd_ret++].returned = cycle;
 
 	if (t.tx_valid_o && t.tx_ready_i) {
 		unsigned n = __builtin_popcountll((uint64_t)t.tx_keep_o);
@@ -243,6 +299,8 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 	if (!events_ || !parse(p.tx.data(), p.txhave, h))
 		return;
 	dst = ip_node(h.dip, n_);
+	if (h.payload)
+		payload_dma(node, dst, h, tg, out);
 	if (dst < 0)
 		return;
 	if (h.op == kOpAck) {
@@ -281,6 +339,50 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 			it->have_last = true;
 			break;
 		}
+	}
+}
+
+/* The payload reads of the frame @h that @node's TX sent: the oldest ones,
+ * up to its payload bytes. Reported for the first packet of a send WQE, or
+ * for the READ WQE (at node @dst) a READ response FIRST/ONLY answers. */
+void monitor::payload_dma(unsigned node, int dst, const roce &h, const tag &tg,
+			  std::vector<sim_event> &out)
+{
+	port &p = port_[node];
+	uint64_t issued = 0, returned = 0;
+	uint32_t got = 0;
+
+	while (got < h.payload && !p.rds.empty() && p.rd_ret) {
+		const rd &r = p.rds.front();
+
+		if (!got)
+			issued = r.issued;
+		returned = r.returned;
+		got += r.len;
+		p.rds.pop_front();
+		p.rd_ret--;
+	}
+	if (!got)
+		return;
+	if (tg.first) {
+		out.push_back({issued, tg.qpn, tg.idx, (uint8_t)node, RNIC_EV_DMA_ISSUED});
+		out.push_back({returned, tg.qpn, tg.idx, (uint8_t)node, RNIC_EV_DMA_RETURNED});
+		return;
+	}
+	if ((h.op != kOpReadRespFirst && h.op != kOpReadRespOnly) || dst < 0)
+		return;
+	auto w = wait_.find(key(dst, h.dqpn));
+
+	if (w == wait_.end())
+		return;
+	const wr *x = nullptr;
+
+	for (const wr &e : w->second)
+		if (psn_le(e.first_psn, h.psn))
+			x = &e;
+	if (x) {
+		out.push_back({issued, h.dqpn, x->idx, (uint8_t)dst, RNIC_EV_DMA_ISSUED});
+		out.push_back({returned, h.dqpn, x->idx, (uint8_t)dst, RNIC_EV_DMA_RETURNED});
 	}
 }
 
@@ -330,7 +432,11 @@ void monitor::rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 		}
 	}
 
-	if (h.op <= 0x0b) {
+	if (h.op == 0x64 || h.op == 0x65) {
+		/* UD SEND_ONLY(_WITH_IMMEDIATE): no ACK to wait for. */
+		out.push_back({p.rx_first, h.dqpn, 0, (uint8_t)node, RNIC_EV_RECV_FIRST});
+		out.push_back({cycle, h.dqpn, 0, (uint8_t)node, RNIC_EV_RECV_LAST});
+	} else if (h.op <= 0x0b) {
 		resp &r = resp_[key(node, h.dqpn)];
 
 		if (msg_starts(h.op)) {

@@ -5,11 +5,13 @@
  *
  * The RTL reports five trace events (WQE fetched, first/last packet to TX,
  * send/receive CQE written). The rest of a WR's life is seen at the ports:
- * the doorbell write the RTL takes on its MMIO port, and the frames on each
- * node's TX and RX ports, parsed down to Ethernet/IPv4/UDP 4791/BTH (and the
- * AETH syndrome). A frame is attributed to a send WQE by the RTL's TX event
- * that fires on its first beat; the peer's RX finds it again by
- * (destination node, destination QPN, PSN).
+ * the doorbell write the RTL takes on its MMIO port, the TX builder's payload
+ * reads on the DMA read port (tag source 1), and the frames on each node's TX
+ * and RX ports, parsed down to Ethernet/IPv4/UDP 4791/BTH (and the AETH
+ * syndrome and the payload length). A frame is attributed to a send WQE by
+ * the RTL's TX event that fires on its first beat; the peer's RX finds it
+ * again by (destination node, destination QPN, PSN). The payload reads
+ * before a frame are the ones whose lengths add up to its payload.
  */
 #ifndef RNIC_MONITOR_H
 #define RNIC_MONITOR_H
@@ -67,6 +69,7 @@ private:
 		uint32_t dqpn, psn;
 		uint8_t op;
 		uint8_t syn;	/* AETH syndrome, if the opcode has an AETH */
+		uint32_t payload;	/* payload bytes (0 for an unknown opcode) */
 	};
 	/* The send WQE a frame belongs to (from the RTL's TX event). */
 	struct tag {
@@ -94,8 +97,18 @@ private:
 		uint32_t acked = 0;	/* last PSN of the last message counted */
 		bool have_acked = false;
 	};
+	/* A payload read of the TX builder (DMA read tag source 1). */
+	struct rd {
+		uint64_t issued, returned;	/* returned: 0 until its last beat */
+		uint32_t len;
+	};
 	struct port {
 		std::vector<uint8_t> tx, rx;	/* the frame being seen */
+		/* Payload reads not yet matched with a frame, in issue order
+		 * (the builder issues them in frame order and the data return
+		 * in request order); rd_ret: how many of them returned. */
+		std::deque<rd> rds;
+		size_t rd_ret = 0;
 		size_t txlen = 0, rxlen = 0;	/* its length so far */
 		size_t txhave = 0, rxhave = 0;	/* bytes of it kept: the headers,
 						 * or all of it for a capture */
@@ -107,6 +120,8 @@ private:
 
 	void update();
 	static bool parse(const uint8_t *f, size_t len, roce &h);
+	void payload_dma(unsigned node, int dst, const roce &h, const tag &tg,
+			 std::vector<sim_event> &out);
 	void tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void retire(unsigned node, uint32_t qpn, uint16_t idx);

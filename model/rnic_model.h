@@ -61,13 +61,20 @@ enum rnic_sim_event {
 	RNIC_EV_RECV_FIRST = 10,	/* a message that consumes a receive WQE of
 					 * (node, qpn) started arriving (first beat); idx 0 */
 	RNIC_EV_RECV_LAST = 11,		/* ... and ended (last beat of its last packet) */
-	RNIC_EV_KINDS = 12,
+	RNIC_EV_DMA_ISSUED = 12,	/* the first payload DMA read of the first packet of
+					 * send WQE (qpn, idx) of @node was issued (READ:
+					 * of the first READ response, at the responder) */
+	RNIC_EV_DMA_RETURNED = 13,	/* ... and the last beat of that packet's last
+					 * payload read returned */
+	RNIC_EV_KINDS = 14,
 };
 
 /* @cycle is the edge of the event. Events are delivered after that edge, in
  * the order they happened (RECV_FIRST comes with RECV_LAST, with its own
- * earlier cycle). The model only observes frames for the RNIC_EV_PEER_*,
- * ACKED and RECV_* kinds while an event callback is set. */
+ * earlier cycle; DMA_* come when the packet's first beat leaves TX, with
+ * the earlier cycles of its reads). The model only observes frames and
+ * payload reads for the RNIC_EV_PEER_*, ACKED, RECV_* and DMA_* kinds while an
+ * event callback is set. */
 typedef void (*rnic_sim_event_cb)(void *arg, unsigned int node, unsigned int kind,
 				  uint32_t qpn, uint32_t wqe_idx, uint64_t cycle);
 

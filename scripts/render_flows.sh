@@ -17,7 +17,7 @@ py=python3
 "$py" -c "import matplotlib" 2> /dev/null || py=/usr/bin/python3
 img="$root/docs/img"
 mkdir -p "$img"
-for flow in send_recv write read bad_rkey atomic retransmit; do
+for flow in send_recv write read bad_rkey atomic retransmit ud_send; do
   env -u DISPLAY "$root/waveforms/trace_flow.sh" "$flow" "$build" > /dev/null
   (cd "$root/waveforms" && "$py" render_flow.py "$build/waveforms/flow_$flow.fst" "$flow" \
      "$img/flow_$flow.png" --timeline "$build/waveforms/flow_$flow.timeline.txt")

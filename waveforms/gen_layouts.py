@@ -299,6 +299,33 @@ def g_retry(n):
     ])
 
 
+def g_ud_addr(n):
+    p = "node%d.%s" % (n, T)
+    return ("node%d UD address (WQE address segments -> frame: DETH, no ACK)" % n, [
+        (p + ".u_requester.qp_ud", F_BIN),
+        (p + ".u_requester.w_av_a[127:0]", F_HEX), (p + ".u_requester.w_av_b[127:0]", F_HEX),
+        (p + ".u_tx_builder.dst_qpn[23:0]", F_HEX), (p + ".u_tx_builder.udp_len[15:0]", F_DEC),
+    ])
+
+
+def g_ud_recv(n):
+    p = "node%d.%s.u_rx_engine" % (n, T)
+    return ("node%d UD receive (Q_Key and receive WQE check, GRH area, then payload)" % n, [
+        (p + ".qp_ud", F_BIN), (p + ".rx_avail", F_BIN),
+        (p + ".ud_pass1_q", F_BIN), (p + ".moff_q[31:0]", F_DEC), (p + ".plen_q[12:0]", F_DEC),
+    ])
+
+
+def g_noack(n):
+    p = "node%d.%s" % (n, T)
+    e = p + ".u_rx_engine"
+    return ("node%d send completion without ACK (TX -> completer, UD/UC)" % n, [
+        (p + ".u_tx_builder.noack_valid_o", F_BIN), (p + ".u_tx_builder.noack_ready_i", F_BIN),
+        (e + ".noack_mode_q", F_BIN), (e + ".noack_idx_q[15:0]", F_DEC),
+        (e + ".cqe_valid_o", F_BIN), (e + ".done_valid_o", F_BIN),
+    ])
+
+
 def send_head(n, what):
     """A send WQE from doorbell to the wire."""
     return [g_doorbell(n), g_fetch(n), g_requester(n),
@@ -363,6 +390,16 @@ def flow_layouts():
                 g_rd_resp(1, "ACK job"), g_tx(1, "ACK frame"),
                 g_rx(0, "the ACK arrives"), g_completer(0), g_cqe(0, "send CQE"),
             ]),
+        "flow_ud_send.gtkw": (
+            "UD send (tb/flows/flow_ud_send.c): node0 UD SEND 256 B through an address handle "
+            "-> node1 Q_Key check, GRH area + payload, receive CQE; send CQE without ACK",
+            send_head(0, "UD SEND_ONLY frame, DETH") + [
+                g_ud_addr(0), g_noack(0), g_cqe(0, "send CQE, no ACK"),
+                g_rx(1, "the UD SEND arrives"), g_responder(1), g_ud_recv(1), g_rq_wqe(1),
+                g_dma_rd(1, "receive WQE, tag 0x40"),
+                g_place(1, "IPv4 header into the GRH area, payload at 40, receive CQE"),
+                g_cqe(1, "receive CQE: GRH flag, src_qp"),
+            ]),
     }
 
 
@@ -389,7 +426,7 @@ def layouts(data_w):
 # waves pane of the 1600-pixel window, so each flow opens showing all of it.
 ZOOM = {
     "flow_send_recv.gtkw": -19, "flow_write.gtkw": -19, "flow_read.gtkw": -20,
-    "flow_bad_rkey.gtkw": -19, "flow_atomic.gtkw": -19, "flow_retransmit.gtkw": -22,
+    "flow_bad_rkey.gtkw": -19, "flow_atomic.gtkw": -19, "flow_retransmit.gtkw": -22, "flow_ud_send.gtkw": -19,
 }
 
 

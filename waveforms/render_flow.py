@@ -4,7 +4,7 @@
     render_flow.py <trace.fst> <flow> <out.png> [--timeline <file>]
 
 <flow> is one of the flow layouts of gen_layouts.py (send_recv, write, read,
-bad_rkey, atomic, retransmit). The rows are a readable subset of that layout (PICK), in its order
+bad_rkey, atomic, retransmit, ud_send). The rows are a readable subset of that layout (PICK), in its order
 and groups; values are shown the way GTKWave shows them with the layout: state
 machines by their enum names (read from the RTL source, since fst2vcd drops
 the FST's enum tables), opcodes and statuses through the translate filters.
@@ -22,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import gen_layouts as gl  # noqa: E402
+import timeline_table  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -46,6 +47,8 @@ PICK = {
     "u_rx_engine.nak_status_q[7:0]", "u_rx_engine.cqe_valid_o",
     "u_rx_engine.tmr_v_q", "u_rx_engine.tmr_exp_v", "u_rx_engine.rewind_valid_o",
     "u_sq_fetch.rewind_idx_i[15:0]", "u_requester.wepoch_q[7:0]",
+    "u_tx_builder.dst_qpn[23:0]", "u_tx_builder.noack_valid_o", "u_rx_engine.noack_mode_q",
+    "u_rx_engine.rx_avail", "u_rx_engine.ud_pass1_q", "u_rx_engine.moff_q[31:0]",
 }
 
 # Enum state machines: signal below rnic_top (without its width) -> RTL file.
@@ -54,8 +57,7 @@ ENUMS = {
     "u_rx_engine.st_q": gl.ENG_RTL,
 }
 
-STAMPS = ["posted", "db", "fetched", "first_tx", "last_tx", "arr_first", "arr_last",
-          "acked", "cqe", "polled"]
+STAMPS = timeline_table.STAMPS
 PS_PER_CYCLE = 4000
 RESET_CYCLES = 8
 
@@ -113,16 +115,8 @@ def read_vcd(fst, wanted):
 
 def read_timeline(path):
     """Stamps of the first WR of the table: {stamp: cycle}."""
-    for line in open(path):
-        if line.startswith("#") or not line.strip():
-            continue
-        w = line.split()
-        out = {}
-        for k, s in enumerate(STAMPS):
-            if w[5 + k] != "-":
-                out[s] = int(w[5 + k])
-        return out
-    return {}
+    rows = timeline_table.rows(path)
+    return timeline_table.stamps(rows[0]) if rows else {}
 
 
 def cycle_of(t):

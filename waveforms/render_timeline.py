@@ -13,15 +13,17 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-STAMPS = ["posted", "db", "fetched", "first_tx", "last_tx", "arr_first", "arr_last",
-          "acked", "cqe", "polled"]
+import timeline_table  # noqa: E402
+
 SEND = [("posted", "db", "MMIO doorbell", "#95a5a6"),
         ("db", "fetched", "WQE fetch", "#5dade2"),
         ("fetched", "first_tx", "requester + TX build", "#2874a6"),
         ("first_tx", "last_tx", "packets out", "#f5b041"),
         ("last_tx", "acked", "wire + responder + ACK/READ response back", "#e67e22"),
         ("acked", "cqe", "completer + CQE write", "#27ae60"),
-        ("cqe", "polled", "CQE waits for the poll", "#bdc3c7")]
+        ("cqe", "polled", "CQE waits for the poll", "#bdc3c7"),
+        # Over the phase it happens in (READ: at the responder).
+        ("dma_issued", "dma_returned", "payload DMA read, first packet", "#8e44ad")]
 RECV = [("posted", "db", "MMIO doorbell", "#95a5a6"),
         ("arr_first", "arr_last", "RECV: message arrives", "#f7dc6f"),
         ("arr_last", "cqe", "RECV: responder WQE read, placement, CQE", "#82e0aa"),
@@ -30,12 +32,10 @@ RECV = [("posted", "db", "MMIO doorbell", "#95a5a6"),
 
 def read(path):
     rows = []
-    for line in open(path):
-        if line.startswith("#") or not line.strip():
-            continue
-        w = line.split()
-        t = {s: int(w[5 + k]) for k, s in enumerate(STAMPS) if w[5 + k] != "-"}
-        rows.append(("node%s q%s #%s %s %sB" % (w[0], w[1], w[2], w[3], w[4]), w[3], t))
+    for r in timeline_table.rows(path):
+        rows.append(("node%s q%s #%s %s %sB" % (r["node"], r["qpn"], r["wqe"], r["opcode"],
+                                                r["bytes"]), r["opcode"],
+                     timeline_table.stamps(r)))
     # Requester WRs first, then receive WRs, each by posting cycle.
     rows.sort(key=lambda r: (r[1] == "RECV", r[2].get("posted", 0)))
     return rows

@@ -4,7 +4,7 @@
 #
 #   waveforms/trace_flow.sh <flow> [build dir]     (default build dir: build)
 #
-#   flows: send_recv  write  read  bad_rkey  atomic  retransmit
+#   flows: send_recv  write  read  bad_rkey  atomic  retransmit  ud_send
 #
 # The window opens at the first SQ doorbell the program posts on node 0 (its
 # flow; everything before is setup) and lasts RNIC_TRACE_CYCLES cycles
@@ -18,7 +18,7 @@
 # to open them instead.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-flows="send_recv write read bad_rkey atomic retransmit"
+flows="send_recv write read bad_rkey atomic retransmit ud_send"
 flow="${1:-}"
 if [ -z "$flow" ] || ! [[ " $flows " == *" $flow "* ]]; then
   echo "usage: $0 <flow> [build dir]; flows: $flows" >&2
