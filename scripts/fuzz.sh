@@ -6,9 +6,11 @@
 #
 # <N> or <N>s: run for N seconds (default 600); <N>r: N inputs. The build is
 # build-fuzz (or $RNIC_FUZZ_BUILD), configured on first use with clang,
-# -fsanitize=fuzzer-no-link,address,undefined everywhere (the Verilated RTL
-# too, so that coverage of the RTL's branches guides the fuzzer) and
-# -DRNIC_LIBFUZZER=ON. The working corpus is <build>/corpus/<harness>,
+# ASan and UBSan everywhere, -fsanitize=fuzzer-no-link for the C code
+# (harnesses, verbs library, driver) and the cheaper edge counters
+# (-fsanitize-coverage=inline-8bit-counters,pc-table) for the C++ code (the
+# model and the Verilated RTL: coverage of the RTL's branches guides the
+# fuzzer without comparison tracing in every eval), and -DRNIC_LIBFUZZER=ON. The working corpus is <build>/corpus/<harness>,
 # seeded from tb/fuzz/corpus/<harness>; crashes, timeouts and leaks go to
 # <build>/artifacts/<harness>/. Known findings are excluded as in the CTest
 # (tb/fuzz/findings/EXCLUDE) unless RNIC_FUZZ_EXCLUDE is set (none: all).
@@ -50,7 +52,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link -g" \
-    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link -g" \
+    -DCMAKE_CXX_FLAGS="-fsanitize-coverage=inline-8bit-counters,pc-table -g" \
     -DRNIC_SANITIZE=ON -DRNIC_LIBFUZZER=ON
 fi
 cmake --build "$build" -j2 --target "fuzz_${h}_lf"
@@ -67,6 +69,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 echo "fuzz_${h}_lf: $lim_opt, excluded findings: ${RNIC_FUZZ_EXCLUDE:-none}"
 cd "$build"
-exec "$build/tb/fuzz/fuzz_${h}_lf" "$lim_opt" -max_len=4096 -timeout=300 \
+# -len_control=0: whole programs from the start (every input finds new RTL
+# counters, so libFuzzer would otherwise stay at inputs of a few bytes).
+exec "$build/tb/fuzz/fuzz_${h}_lf" "$lim_opt" -max_len=2048 -len_control=0 -timeout=300 \
   -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "$@" \
   "$corpus" "$root/tb/fuzz/corpus/$h"
