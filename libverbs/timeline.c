@@ -76,7 +76,7 @@ struct rv_tl_rec {
 	uint8_t node;
 	uint8_t peer;	/* node of the destination QP */
 	uint8_t op;
-	uint8_t ud;	/* a UD QP's WR: no ACK */
+	uint8_t tr;	/* transport: 0 RC, 1 UC, 2 UD (UC and UD: no ACK) */
 	uint8_t printed;
 };
 
@@ -383,20 +383,20 @@ static uint64_t rv_tl_span(const struct rv_tl_rec *r, enum rv_tl_stamp a,
  * WR: posted, db, arr_first, arr_last, cqe, polled. A send WR: posted, db,
  * fetched, the payload DMA of its first packet when it had one (a READ's, at
  * the responder, after its request went out), first_tx, last_tx, acked (not
- * on UD: no ACK), cqe, polled. WRs are summed per class: opcode, UD or not,
- * with or without payload DMA stamps. */
+ * on UC and UD: no ACK), cqe, polled. WRs are summed per class: opcode,
+ * transport, with or without payload DMA stamps. */
 #define RV_TL_MAX_CHAIN	TL_NSTAMPS
-#define RV_TL_NCLASS	(RV_TL_NOPS * 4)
+#define RV_TL_NCLASS	(RV_TL_NOPS * 8)
 
 static unsigned int rv_tl_class(const struct rv_tl_rec *r)
 {
-	return r->op * 4u + (r->ud ? 2u : 0u) + (r->t[TL_DMA_ISSUED] != RV_TL_NONE);
+	return r->op * 8u + r->tr * 2u + (r->t[TL_DMA_ISSUED] != RV_TL_NONE);
 }
 
 /* The stamps of WRs of class @c, in order; returns how many. */
 static unsigned int rv_tl_chain(unsigned int c, enum rv_tl_stamp *ch)
 {
-	unsigned int op = c / 4, ud = c & 2, dma = c & 1, n = 0;
+	unsigned int op = c / 8, noack = (c / 2) & 3, dma = c & 1, n = 0;
 
 	ch[n++] = TL_POSTED;
 	ch[n++] = TL_DB;
@@ -415,7 +415,7 @@ static unsigned int rv_tl_chain(unsigned int c, enum rv_tl_stamp *ch)
 			ch[n++] = TL_DMA_ISSUED;
 			ch[n++] = TL_DMA_RETURNED;
 		}
-		if (!ud)
+		if (!noack)
 			ch[n++] = TL_ACKED;
 	}
 	ch[n++] = TL_CQE;
@@ -514,7 +514,8 @@ static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 
 		if (!cnt[i] && !part[i])
 			continue;
-		snprintf(name, sizeof(name), "%s%s", rv_tl_op_name[i / 4], i & 2 ? "/UD" : "");
+		snprintf(name, sizeof(name), "%s%s", rv_tl_op_name[i / 8],
+			 ((i / 2) & 3) == 2 ? "/UD" : ((i / 2) & 3) == 1 ? "/UC" : "");
 		fprintf(f, "#   %-9s n=%llu", name, (unsigned long long)cnt[i]);
 		for (k = 0; k < np && cnt[i]; k++)
 			fprintf(f, "  %s->%s %.1f", k ? "" : rv_tl_stamp_name[ch[k]],
@@ -552,7 +553,7 @@ static void rv_tl_print(struct rv_context *ctx)
 	fprintf(f, "# db: doorbell taken by the RTL; dma_*: payload reads of the first packet issued,\n"
 		   "# last beat returned (READ: the responder's, for its first response); arr_*: first/last\n"
 		   "# packet taken by the peer's RX (RECV: the message that consumed it, by ours);\n"
-		   "# acked: ACK/NAK/READ response back (UD: none)\n");
+		   "# acked: ACK/NAK/READ response back (UC, UD: none)\n");
 	if (rv_tl_dropped)
 		fprintf(f, "# %llu WRs not recorded (RNIC_TIMELINE_MAX=%u)\n",
 			(unsigned long long)rv_tl_dropped, rv_tl_max);
@@ -691,8 +692,8 @@ static void rv_tl_json_write(void)
 			/* The life slice ends at the CQE when nobody polled. */
 			if (tr == TK_LIFE && e == RV_TL_NONE)
 				e = r->t[TL_CQE];
-			/* UD: no ACK, the CQE follows the last packet. */
-			if (tr == TK_CQE && !recv && r->ud && s == RV_TL_NONE)
+			/* UC, UD: no ACK, the CQE follows the last packet. */
+			if (tr == TK_CQE && !recv && r->tr && s == RV_TL_NONE)
 				s = r->t[TL_LAST_TX];
 			if (s == RV_TL_NONE || e == RV_TL_NONE || e < s)
 				continue;
@@ -891,7 +892,7 @@ void rv_tl_post(struct rv_qp *qp, struct rv_wq *wq, uint16_t idx,
 	r->peer = (dip >> 8) == 0x0a0000 && (dip & 0xff) >= 1 &&
 		  (dip & 0xff) <= RNIC_SIM_MAX_NODES ? (dip & 0xff) - 1 : r->node;
 	r->op = op;
-	r->ud = qp->type == IBV_QPT_UD;
+	r->tr = qp->type == IBV_QPT_UD ? 2 : qp->type == IBV_QPT_UC;
 	r->printed = 0;
 	wq->tl[idx & wq->mask] = ++rv_tl_n;
 }

@@ -35,8 +35,8 @@
  *     the BTH pad count). The first packet of a send WQE reports
  *     DMA_ISSUED (its first read) and DMA_RETURNED (the last beat of its
  *     last read); a READ response FIRST/ONLY reports them for the READ WQE
- *     it answers (the requester's waiting WQE with the highest request
- *     PSN <= the response's PSN);
+ *     it answers (the requester's waiting WQE with the highest first PSN
+ *     <= the response's PSN, if that is a READ);
  *   - UD SENDs (0x64, 0x65) have no ACK: they count as arrived messages
  *     at once (one that the receiver drops, for a wrong Q_Key or no
  *     receive WQE, is counted too).
@@ -327,7 +327,7 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 		while (it != q.end() && it->idx != tg.idx)
 			++it;
 		if (it == q.end())
-			q.push_back({h.psn, h.psn, tg.idx, false});
+			q.push_back({h.psn, h.psn, tg.idx, false, h.op == kOpReadReq});
 	}
 	if (tg.last) {
 		for (auto it = q.rbegin(); it != q.rend(); ++it) {
@@ -380,7 +380,7 @@ void monitor::payload_dma(unsigned node, int dst, const roce &h, const tag &tg,
 	for (const wr &e : w->second)
 		if (psn_le(e.first_psn, h.psn))
 			x = &e;
-	if (x) {
+	if (x && x->read) {
 		out.push_back({issued, h.dqpn, x->idx, (uint8_t)dst, RNIC_EV_DMA_ISSUED});
 		out.push_back({returned, h.dqpn, x->idx, (uint8_t)dst, RNIC_EV_DMA_RETURNED});
 	}

@@ -83,6 +83,7 @@ private:
 		uint32_t first_psn, last_psn;
 		uint16_t idx;
 		bool have_last;
+		bool read;	/* a READ: its responses carry the payload */
 	};
 	/* A message that consumes a receive WQE, arriving at a responder QP. */
 	struct msg {

@@ -9,7 +9,7 @@ cycle the flow's first WR was posted and holds every signal the flow's
 layout names; the timeline table has the WR with its posted, doorbell,
 fetched, first/last packet, CQE and polled stamps in that order, and its
 payload DMA stamps where the flow moves payload: fetched <= dma_issued <=
-dma_returned <= first_tx (a READ: the responder's reads, last_tx <=
+dma_returned <= first_tx (a READ: the responder's reads, first_tx <=
 dma_issued <= dma_returned <= acked), none for an atomic; the Perfetto JSON
 parses (python3 json) and has a slice per phase of that WR (the payload DMA
 track too).
@@ -37,7 +37,7 @@ def dma_order(flow, row):
     if flow in NO_DMA:
         return "payload DMA stamps on a WR without payload" if has else None
     if row.get("opcode") == "READ":
-        chain = ["last_tx", "dma_issued", "dma_returned", "acked"]
+        chain = ["first_tx", "dma_issued", "dma_returned", "acked"]
     else:
         chain = ["fetched", "dma_issued", "dma_returned", "first_tx"]
     if any(s not in row for s in chain):
