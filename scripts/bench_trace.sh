@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Wall-clock cost of FST tracing: runs the RDMA WRITE benchmark
 # (tb/bench/bench_write.c) with tracing off, on for the whole run, on for a
-# window of cycles, and on for one node, N times each (interleaved), checks
+# window of cycles, on for one node, and with the per-WR timeline (every
+# stamp of every WR, no FST), N times each (interleaved), checks
 # that the simulated cycles are the same in every run, and prints the median
 # wall time and simulated cycles per second of each as a Markdown table.
 #
@@ -17,23 +18,25 @@ bench="$build/tb/bench/rnic_bench_write"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-modes="off full window node0"
+modes="off full window node0 timeline"
 declare -A envs=(
   [off]=""
   [full]="RNIC_TRACE=$tmp/t.fst"
   [window]="RNIC_TRACE=$tmp/t.fst RNIC_TRACE_START=20000 RNIC_TRACE_END=22000"
   [node0]="RNIC_TRACE=$tmp/t.fst RNIC_TRACE_NODES=0"
+  [timeline]="RNIC_TIMELINE=$tmp/tl.txt"
 )
 declare -A what=(
   [off]="tracing off"
   [full]="RNIC_TRACE, every cycle of both nodes"
   [window]="RNIC_TRACE + RNIC_TRACE_START=20000 RNIC_TRACE_END=22000 (2000 of the run's ~78000 cycles)"
   [node0]="RNIC_TRACE + RNIC_TRACE_NODES=0 (one node, every cycle)"
+  [timeline]="RNIC_TIMELINE (per-WR stamps of every WR, payload DMA included; no FST)"
 )
 for r in $(seq "$runs"); do
   for m in $modes; do
     s=$(date +%s.%N)
-    env ${envs[$m]} RNIC_TIMELINE=0 "$bench" > "$tmp/$m.$r.out"
+    env RNIC_TIMELINE=0 ${envs[$m]} "$bench" > "$tmp/$m.$r.out"
     e=$(date +%s.%N)
     awk -v s="$s" -v e="$e" 'BEGIN {print e - s}' > "$tmp/$m.$r.wall"
     size=0
