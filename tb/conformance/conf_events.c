@@ -248,8 +248,8 @@ static void case_event_on_next_completion_empty_cq_or_not(struct conf *c)
  * ibv_req_notify_cq(cq, 1): an event only for "the next solicited
  * completion" — a receive of a message whose sender set IBV_SEND_SOLICITED
  * (ibv_post_send(3): "Set the solicited event indicator for this
- * message"): unsolicited SENDs complete without an event; a solicited
- * SEND, and a solicited RDMA WRITE with immediate, give one.
+ * message"): an unsolicited SEND and an unsolicited RDMA WRITE with
+ * immediate complete without an event; a solicited SEND gives one.
  */
 static void case_solicited_only_event_for_solicited_completion(struct conf *c)
 {
@@ -267,13 +267,28 @@ static void case_solicited_only_event_for_solicited_completion(struct conf *c)
 	EXPECT_FD_READY(r.ch->fd, T_EVENT_MS);
 	EXPECT_CQ_EVENT(r.ch, r.rcq[1], &r.marker);
 	ev_expect_recv(&r, id);
+	ibv_ack_cq_events(r.rcq[1], 1);
+	ev_close(&r);
+}
 
+/*
+ * IBV_SEND_SOLICITED on an RDMA WRITE with immediate (IBA: the SE bit of
+ * RDMA WRITE Last/Only with Immediate): the receive it consumes is a
+ * solicited completion and wakes a CQ armed for solicited completions.
+ */
+static void case_solicited_write_with_imm_gives_event(struct conf *c)
+{
+	struct ev_rig r;
+	uint64_t id;
+
+	ev_open(c, &r, NULL);
 	CHECK_OK(ibv_req_notify_cq(r.rcq[1], 1));
 	id = ev_send(&r, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SOLICITED, 0);
-	EXPECT_FD_READY(r.ch->fd, T_EVENT_MS);
+	/* The completion is there: an event would be too. */
+	EXPECT_FD_READY(r.ch->fd, 10);
 	EXPECT_CQ_EVENT(r.ch, r.rcq[1], &r.marker);
 	ev_expect_recv(&r, id);
-	ibv_ack_cq_events(r.rcq[1], 2);
+	ibv_ack_cq_events(r.rcq[1], 1);
 	ev_close(&r);
 }
 
@@ -428,18 +443,18 @@ static void case_nonblocking_channel_fd_eagain_when_no_event(struct conf *c)
 /*
  * "In case of an CQ overrun, the async event IBV_EVENT_CQ_ERR will be
  * triggered, and the CQ cannot be used anymore" (ibv_poll_cq, rdmamojo):
- * four receive completions into a CQ of two, none polled: the event names
- * the CQ (async_fd readable, ibv_get_async_event, acknowledged), the QPs
- * that use it (as receive CQ, and another as send CQ) go to ERR, a QP on
- * other CQs stays in RTS; the two CQEs that fitted are still there,
+ * three receive completions into a CQ of two, none polled: the event names
+ * the CQ (async_fd readable, ibv_get_async_event, acknowledged), the
+ * connected QPs that use it (as receive CQ, and another as send CQ) go to
+ * ERR, QPs on other CQs stay in RTS; the two CQEs that fitted are still there,
  * nothing after them.
  */
 static void case_cq_overrun_gives_cq_err_and_its_qps_to_err(struct conf *c)
 {
 	struct t_qp_caps caps = { 8, 8, 1, 1, 0, 0 };
 	struct ev_cfg ec = { .rcqe = 2 };
-	struct ibv_qp *qx;
-	struct ibv_cq *other;
+	struct ibv_qp *qx, *qx0;
+	struct ibv_cq *other, *other0;
 	struct ev_rig r;
 	struct ibv_wc wc;
 	int i;
@@ -447,10 +462,14 @@ static void case_cq_overrun_gives_cq_err_and_its_qps_to_err(struct conf *c)
 	ev_open(c, &r, &ec);
 	CHECK_EQ(r.rcq[1]->cqe, 2);
 	other = t_create_cq(r.ctx[1], 8);
-	/* Side 1 also has qx, which sends into the small CQ. */
+	other0 = t_create_cq(r.ctx[0], 8);
+	/* Side 1 also has qx (connected to qx0 of side 0), which sends into
+	 * the small CQ. */
 	qx = t_create_rc_qp(r.pd[1], r.rcq[1], other, &caps, NULL);
+	qx0 = t_create_rc_qp(r.pd[0], other0, other0, &caps, NULL);
+	t_connect_qps(qx0, qx, IBV_MTU_1024, 0x500, 0x600);
 	EXPECT_FD_QUIET(r.ctx[1]->async_fd, 0);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		ev_send(&r, IBV_WR_SEND, 0, 0);
 	EXPECT_ASYNC_EVENT(r.ctx[1], IBV_EVENT_CQ_ERR, r.rcq[1]);
 	CHECK_EQ(conf_qp_state(r.qp[1]), IBV_QPS_ERR);
@@ -463,8 +482,11 @@ static void case_cq_overrun_gives_cq_err_and_its_qps_to_err(struct conf *c)
 	}
 	EXPECT_EMPTY(r.rcq[1], CONF_QUIET);
 	EXPECT_FD_QUIET(r.ctx[1]->async_fd, 0);
+	CHECK_EQ(conf_qp_state(qx0), IBV_QPS_RTS);
 	CHECK_OK(ibv_destroy_qp(qx));
+	CHECK_OK(ibv_destroy_qp(qx0));
 	CHECK_OK(ibv_destroy_cq(other));
+	CHECK_OK(ibv_destroy_cq(other0));
 	ev_close(&r);
 }
 
@@ -633,6 +655,7 @@ static const struct conf_case cases[] = {
 	CONF_CASE(req_notify_cq_next_completion_gives_one_event, CONF_BOTH),
 	CONF_CASE(event_on_next_completion_empty_cq_or_not, CONF_BOTH),
 	CONF_CASE(solicited_only_event_for_solicited_completion, CONF_BOTH),
+	CONF_CASE(solicited_write_with_imm_gives_event, CONF_BOTH),
 	CONF_CASE(comp_channel_fd_select_waits_for_event, CONF_BOTH),
 	CONF_CASE(get_cq_event_blocks_until_event, CONF_BOTH),
 	CONF_CASE(ack_cq_events_acknowledges_several, CONF_BOTH),
