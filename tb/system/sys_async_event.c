@@ -233,11 +233,11 @@ static void cq_overrun(void)
 		CHECK_OK(ibv_destroy_qp(qx[i]));
 		CHECK_OK(ibv_destroy_qp(qy[i]));
 	}
+	for (i = 0; i < 2; i++)
+		CHECK_OK(ibv_destroy_cq(other[i]));
 	t_buf_free(&src);
 	t_buf_free(&dst);
 	t_pair_close(&p);
-	for (i = 0; i < 2; i++)
-		CHECK_OK(ibv_destroy_cq(other[i]));
 	printf("cq_overrun: ok\n");
 }
 

@@ -345,6 +345,17 @@ int main(int argc, char **argv)
 		CHECKF(f->rq_n == 0, "flow %d: %u messages never arrived", i, f->rq_n);
 		CHECK_MEM(f->wreg.p, f->shadow, WREG);
 	}
+	for (i = 0; i < 2 * NPAIR; i++) {
+		struct flow *f = &fl[i];
+
+		t_buf_free(&f->src);
+		t_buf_free(&f->rbuf);
+		t_buf_free(&f->wreg);
+		t_buf_free(&f->rreg);
+		free(f->shadow);
+	}
+	for (i = 0; i < NPAIR; i++)
+		t_pair_close(&pair[i]);
 	printf("sys_soak: %" PRIu64 " WRs on %d QPs (seed %" PRIu64 "), all completed and checked, "
 	       "%" PRIu64 " cycles\n", total, 2 * NPAIR, seed, t1 - t0);
 	return 0;

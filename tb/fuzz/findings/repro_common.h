@@ -31,6 +31,46 @@ struct r_side {
 	union ibv_gid gid;
 };
 
+/*
+ * What a reproducer opened, so that r_verdict() can tear it all down in
+ * the order verbs requires (QPs, MRs, CQ, PD, device): the sanitizer run
+ * reports anything left behind.
+ */
+#define R_MAX_MRS	16
+#define R_MAX_SIDES	4
+static struct {
+	struct ibv_mr *mr;	/* NULL once deregistered */
+	void *buf;		/* ours to free, or NULL */
+} r_mrs[R_MAX_MRS];
+static struct r_side *r_sides[R_MAX_SIDES];
+static int r_nmrs, r_nsides;
+
+static inline void r_track_mr(struct ibv_mr *mr, void *buf)
+{
+	R_CHECK(r_nmrs < R_MAX_MRS);
+	r_mrs[r_nmrs].mr = mr;
+	r_mrs[r_nmrs++].buf = buf;
+}
+
+/* ibv_dereg_mr() of a tracked MR; its buffer is freed at the end. */
+static inline int r_dereg(struct ibv_mr *mr)
+{
+	int i;
+
+	for (i = 0; i < r_nmrs; i++)
+		if (r_mrs[i].mr == mr)
+			r_mrs[i].mr = NULL;
+	return ibv_dereg_mr(mr);
+}
+
+static inline int r_destroy_qp(struct r_side *s)
+{
+	struct ibv_qp *qp = s->qp;
+
+	s->qp = NULL;
+	return ibv_destroy_qp(qp);
+}
+
 static inline void r_open(struct r_side *s, int dev, int cqe)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
@@ -43,6 +83,9 @@ static inline void r_open(struct r_side *s, int dev, int cqe)
 	s->cq = ibv_create_cq(s->ctx, cqe, NULL, NULL, 0);
 	R_CHECK(s->pd && s->cq);
 	R_CHECK(!ibv_query_gid(s->ctx, 1, 0, &s->gid));
+	s->qp = NULL;
+	R_CHECK(r_nsides < R_MAX_SIDES);
+	r_sides[r_nsides++] = s;
 }
 
 static inline struct ibv_qp *r_qp(struct r_side *s)
@@ -113,6 +156,7 @@ static inline struct ibv_mr *r_buf(struct r_side *s, size_t len, void **p)
 	mr = ibv_reg_mr(s->pd, *p, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	R_CHECK(mr);
+	r_track_mr(mr, *p);
 	return mr;
 }
 
@@ -144,8 +188,31 @@ static inline int r_wait(struct ibv_cq *cq, int want, int polls, const char *who
 	return n + r_drain(cq, 40, who);	/* and nothing more comes */
 }
 
+static inline void r_close_all(void)
+{
+	int i;
+
+	for (i = 0; i < r_nsides; i++)
+		if (r_sides[i]->qp)
+			R_CHECK(!r_destroy_qp(r_sides[i]));
+	for (i = 0; i < r_nmrs; i++) {
+		if (r_mrs[i].mr)
+			R_CHECK(!ibv_dereg_mr(r_mrs[i].mr));
+		free(r_mrs[i].buf);
+	}
+	r_nmrs = 0;
+	for (i = 0; i < r_nsides; i++) {
+		R_CHECK(!ibv_destroy_cq(r_sides[i]->cq));
+		R_CHECK(!ibv_dealloc_pd(r_sides[i]->pd));
+		R_CHECK(!ibv_close_device(r_sides[i]->ctx));
+	}
+	r_nsides = 0;
+}
+
+/* Tears everything down and says whether the finding reproduced. */
 static inline int r_verdict(const char *name, int reproduced)
 {
+	r_close_all();
 	printf("FINDING %s: %s\n", name, reproduced ? "reproduced" : "not reproduced (fixed?)");
 	return reproduced;
 }

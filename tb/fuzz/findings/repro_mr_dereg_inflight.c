@@ -48,7 +48,7 @@ int main(void)
 		R_CHECK(!ibv_post_send(s[0].qp, &wr, &bad_wr));
 		for (i = 0; i < (mode ? 3 : 1); i++)	/* the WRITE is under way */
 			ibv_poll_cq(s[0].cq, 1, &wc);
-		R_CHECK(!ibv_dereg_mr(mode ? m1 : m0));
+		R_CHECK(!r_dereg(mode ? m1 : m0));
 		r_drain(s[0].cq, 2000, "sender");
 		f0 = rnic_sim_iommu_faults(sim, 0) - f0;
 		f1 = rnic_sim_iommu_faults(sim, 1) - f1;
@@ -56,8 +56,8 @@ int main(void)
 		       "node 1 %llu (want 0)\n", mode ? "target" : "source",
 		       (unsigned long long)f0, (unsigned long long)f1);
 		bad |= f0 || f1;
-		R_CHECK(!ibv_dereg_mr(mode ? m0 : m1));
-		R_CHECK(!ibv_destroy_qp(s[0].qp) && !ibv_destroy_qp(s[1].qp));
+		R_CHECK(!r_dereg(mode ? m0 : m1));
+		R_CHECK(!r_destroy_qp(&s[0]) && !r_destroy_qp(&s[1]));
 	}
 	return r_verdict("mr-dereg-inflight", bad);
 }

@@ -67,7 +67,7 @@ int main(void)
 		       "ibv_modify_qp(RESET) returned (want 0)\n",
 		       mode ? "a signaled SEND" : "two receive WRs", n);
 		bad |= n != 0;
-		R_CHECK(!ibv_destroy_qp(s[0].qp) && !ibv_destroy_qp(s[1].qp));
+		R_CHECK(!r_destroy_qp(&s[0]) && !r_destroy_qp(&s[1]));
 	}
 	return r_verdict("reset-cqe-late", bad);
 }

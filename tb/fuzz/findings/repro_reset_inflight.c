@@ -55,14 +55,14 @@ int main(void)
 			uint64_t faults = rnic_sim_iommu_faults(rnic_sim_global(), 0);
 
 			R_CHECK(!ibv_post_send(s[0].qp, &wr, &bad_wr));
-			R_CHECK(!ibv_destroy_qp(s[0].qp));
+			R_CHECK(!r_destroy_qp(&s[0]));
 			n = r_drain(s[0].cq, 2000, "after destroy");
 			faults = rnic_sim_iommu_faults(rnic_sim_global(), 0) - faults;
 			printf("two RDMA WRITEs posted, QP destroyed at once: %d completion(s), "
 			       "%llu IOMMU fault(s) (want 0 and 0)\n", n,
 			       (unsigned long long)faults);
 			bad |= n || faults;
-			R_CHECK(!ibv_destroy_qp(s[1].qp));
+			R_CHECK(!r_destroy_qp(&s[1]));
 			continue;
 		}
 		memset(&a, 0, sizeof(a));
@@ -75,7 +75,7 @@ int main(void)
 		       "after the reset (want 0 and 0)\n", mode ? "RDMA WRITE" : "atomic "
 		       "with a 4-byte SGE", n, (unsigned long long)frames);
 		bad |= n || frames;
-		R_CHECK(!ibv_destroy_qp(s[0].qp) && !ibv_destroy_qp(s[1].qp));
+		R_CHECK(!r_destroy_qp(&s[0]) && !r_destroy_qp(&s[1]));
 	}
 	return r_verdict("reset-inflight", bad);
 }

@@ -32,16 +32,21 @@ int main(void)
 	printf("read-only pages, LOCAL_WRITE: %p errno %d (want NULL, EFAULT)\n",
 	       (void *)mr, errno);
 	bad |= mr || errno != EFAULT;
+	if (mr)
+		r_track_mr(mr, NULL);
 	errno = 0;
 	mr = ibv_reg_mr(s[1].pd, none, 8192, IBV_ACCESS_REMOTE_READ);
 	printf("PROT_NONE pages, REMOTE_READ: %p errno %d (want NULL, EFAULT)\n",
 	       (void *)mr, errno);
 	bad |= mr || errno != EFAULT;
+	if (mr)
+		r_track_mr(mr, NULL);
 
 	/* Read-only pages registered read-only: the RNIC may read them. */
 	mr = ibv_reg_mr(s[0].pd, ro, 8192, 0);
 	printf("read-only pages, no write access: %p (want an MR)\n", (void *)mr);
 	R_CHECK(mr);
+	r_track_mr(mr, NULL);
 	m0 = r_buf(&s[1], 8192, &b0);
 	r_pair(s, 14, 0);
 	{
@@ -63,5 +68,8 @@ int main(void)
 	}
 	n = r_wait(s[1].cq, 1, 4000, "receiver");
 	bad |= n != 1;
-	return r_verdict("ro-mr", bad);
+	n = r_verdict("ro-mr", bad);
+	munmap(ro, 8192);
+	munmap(none, 8192);
+	return n;
 }

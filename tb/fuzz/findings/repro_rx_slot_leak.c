@@ -51,7 +51,7 @@ int main(void)
 		R_CHECK(!ibv_post_send(s[1].qp, w, &bad_wr));
 		printf("round %d:\n", r);
 		r_drain(s[1].cq, 200, "rnic1");
-		R_CHECK(!ibv_destroy_qp(s[0].qp) && !ibv_destroy_qp(s[1].qp));
+		R_CHECK(!r_destroy_qp(&s[0]) && !r_destroy_qp(&s[1]));
 	}
 	/* A plain SEND from rnic0 to rnic1 */
 	{

@@ -48,8 +48,8 @@ int main(void)
 		       "completion(s) (want 1 and 0)\n", op ? "SEND_WITH_INV" : "SEND",
 		       n0, n1);
 		bad |= n1 != 0;
-		R_CHECK(!ibv_destroy_qp(s[0].qp) && !ibv_destroy_qp(s[1].qp));
-		R_CHECK(!ibv_dereg_mr(m0));
+		R_CHECK(!r_destroy_qp(&s[0]) && !r_destroy_qp(&s[1]));
+		R_CHECK(!r_dereg(m0));
 	}
 	return r_verdict("sendinv-no-recv", bad);
 }
