@@ -118,6 +118,16 @@ package rnic_pkg;
   localparam logic [7:0] WcRnrRetryExcErr = 8'd13;
   localparam logic [7:0] WcGeneralErr = 8'd21;
 
+  // vendor_err of an error completion (not a flush): the unit that found
+  // the error in bits 7:5, its detail in bits 4:0 (docs/formats.md).
+  localparam logic [2:0] VendUnitReq = 3'd1;   // requester checks; detail = status
+  localparam logic [2:0] VendUnitNak = 3'd2;   // NAK from the peer; detail = AETH code
+  localparam logic [2:0] VendUnitCmp = 3'd3;   // completer
+  localparam logic [2:0] VendUnitResp = 3'd4;  // responder; detail = status
+  localparam logic [7:0] VendRetryExc = 8'h61;  // {VendUnitCmp, 1}: ACK timeouts
+  localparam logic [7:0] VendRnrExc = 8'h62;    // {VendUnitCmp, 2}: RNR NAKs
+  localparam logic [7:0] VendBadResp = 8'h63;   // {VendUnitCmp, 3}: response of the wrong kind
+
   // Completion opcode: the values of enum ibv_wc_opcode
   localparam logic [7:0] WcOpSend = 8'd0;
   localparam logic [7:0] WcOpWrite = 8'd1;

@@ -202,6 +202,7 @@ module rnic_rx_engine #(
   logic rw_hold_q;         // rewind parks the QP (RNR)
   logic rw_resume_q;       // a resume, not a rewind
   logic [7:0] fail_status_q;
+  logic [7:0] fail_vend_q;     // its vendor_err (rnic_pkg::Vend*)
   logic [63:0] at_orig_q, at_new_q, at_addr_q;
   logic at_cmp_ok_q;
   logic noack_mode_q;      // retiring UC/UD records up to noack_idx_q
@@ -640,6 +641,7 @@ module rnic_rx_engine #(
       rw_hold_q <= 1'b0;
       rw_resume_q <= 1'b0;
       fail_status_q <= '0;
+      fail_vend_q <= '0;
       at_orig_q <= '0;
       at_new_q <= '0;
       at_addr_q <= '0;
@@ -804,6 +806,7 @@ module rnic_rx_engine #(
               end else if (head.kind == rnic_pkg::InflLocalErr) begin
                 cqe_q <= '0;
                 cqe_q.status <= head.status;
+                cqe_q.vendor_err <= {rnic_pkg::VendUnitReq, head.status[4:0]};
                 cqe_q.opcode <= head.wc_op;
                 need_cqe_q <= 1'b1;
                 qp_err_o <= 1'b1;
@@ -880,6 +883,7 @@ module rnic_rx_engine #(
             st_q <= StTmrUpd;
           end else if (!rnr_left) begin
             fail_status_q <= rnic_pkg::WcRnrRetryExcErr;
+            fail_vend_q <= rnic_pkg::VendRnrExc;
             st_q <= StFail;
           end else begin
             if (ctx.rnr_retry != 3'd7) rnr_used_q[q] <= rnr_used_q[q] + 3'd1;
@@ -910,6 +914,7 @@ module rnic_rx_engine #(
         StRetry: begin
           if (!retry_left && !progress_q) begin
             fail_status_q <= rnic_pkg::WcRetryExcErr;
+            fail_vend_q <= rnic_pkg::VendRetryExc;
             st_q <= StFail;
           end else begin
             rc_used_q[q] <= progress_q ? 3'd1 : rc_used_q[q] + 3'd1;
@@ -948,6 +953,7 @@ module rnic_rx_engine #(
         StNakHead: begin
           if (head_v && (head.kind == rnic_pkg::InflNormal) && psn_in_head) begin
             fail_status_q <= nak_status_q;
+            fail_vend_q <= {rnic_pkg::VendUnitNak, d_q.aeth_syn[4:0]};
             st_q <= StFail;
           end else begin
             st_q <= StDrop;  // a NAK for nothing outstanding
@@ -960,6 +966,7 @@ module rnic_rx_engine #(
           cqe_q.qpn <= qpn_q;
           cqe_q.wqe_idx <= head.wqe_idx;
           cqe_q.status <= fail_status_q;
+          cqe_q.vendor_err <= fail_vend_q;
           cqe_q.opcode <= head.wc_op;
           cqe_q.src_qp <= ctx.dest_qpn;
           need_cqe_q <= 1'b1;
@@ -1006,6 +1013,14 @@ module rnic_rx_engine #(
               end
               st_q <= StFetchReq;
             end
+          end else if (head_v && (head.kind == rnic_pkg::InflNormal) && psn_in_head &&
+                       (d_q.psn == una_q[q])) begin
+            // The response the head WQE waits for next, of the wrong kind
+            // (a READ response or atomic ACK for a WRITE/SEND, or the other
+            // of the two): a bad response, the WQE fails.
+            fail_status_q <= rnic_pkg::WcBadRespErr;
+            fail_vend_q <= rnic_pkg::VendBadResp;
+            st_q <= StFail;
           end else begin
             st_q <= StTmrUpd;
           end
@@ -1179,10 +1194,19 @@ module rnic_rx_engine #(
         StMap: begin
           if (is_write || is_read_req || is_atomic) begin
             // rkey path: one segment, the READ job, or the atomic.
+            // An operation the QP's access flags do not enable is an
+            // invalid request; a key, range or MR-right failure is a
+            // remote access error.
             if (!ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
                 ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
                 ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok)) begin
-              err_syn_q <= rnic_pkg::AethNakRemAcc;
+              err_syn_q <= !ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ?
+                           rnic_pkg::AethNakInvReq : rnic_pkg::AethNakRemAcc;
+              // A WRITE_ONLY with immediate already holds its receive: a
+              // bad rkey completes it as a local access error. (A FIRST
+              // cannot know yet; its receive is flushed with the QP.)
+              err_status_q <= rnic_pkg::WcLocAccessErr;
+              err_cqe_q <= is_last && has_imm && ctx.access[1];
               st_q <= (dup_q || qp_uc) ? StDrop : StErrCqe;
               if (qp_uc) begin
                 // UC: the message is dropped; the next FIRST starts again.
@@ -1450,6 +1474,7 @@ module rnic_rx_engine #(
               cqe_q.qpn <= qpn_q;
               cqe_q.wqe_idx <= rx_widx;
               cqe_q.status <= err_status_q;
+              cqe_q.vendor_err <= {rnic_pkg::VendUnitResp, err_status_q[4:0]};
               cqe_q.opcode <= rnic_pkg::WcOpRecv;
               cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
               need_cqe_q <= 1'b1;

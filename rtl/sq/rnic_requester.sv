@@ -317,7 +317,9 @@ module rnic_requester #(
     txd.reth_len = total_q;
     txd.imm = w_imm;
     txd.ack_req = last_pkt;
-    txd.se = last_pkt && w_flags[rnic_pkg::WqeFlagSolicited] && op_send;
+    // SE rides on the last packet of a message that consumes a receive.
+    txd.se = last_pkt && w_flags[rnic_pkg::WqeFlagSolicited] &&
+             (op_send || (w_op == rnic_pkg::WqeOpWriteImm));
     txd.nchunk = nchunk_q;
     txd.chunk_addr = chunk_addr_q;
     txd.chunk_len = chunk_len_q;

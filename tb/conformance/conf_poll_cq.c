@@ -574,6 +574,10 @@ static void case_vendor_err_hints_reason_of_error(struct conf *c)
 	CHECKF(v1 && wc.vendor_err && v1 != wc.vendor_err,
 	       "vendor_err 0x%x (LOC_PROT_ERR), 0x%x (LOC_LEN_ERR)", v1,
 	       wc.vendor_err);
+	/* Ours (docs/formats.md): unit in bits 7:5, detail in 4:0 - the
+	 * requester's WQE check, and the responder's receive. */
+	CHECK_EQ(v1, 0x20u | IBV_WC_LOC_PROT_ERR);
+	CHECK_EQ(wc.vendor_err, 0x80u | IBV_WC_LOC_LEN_ERR);
 	conf_rig_close(&r);
 }
 
