@@ -48,6 +48,9 @@ enum rv_tl_stamp {
 	TL_LAST_TX,	/* last packet handed to the wire */
 	TL_ARR_FIRST,	/* first packet taken by the peer's RX (receive WR: by ours) */
 	TL_ARR_LAST,	/* last packet taken by the peer's RX (receive WR: by ours) */
+	TL_PLACE_FIRST,	/* payload placement of the first packet started at the
+			 * responder (READ: of the first response, at ours) */
+	TL_PLACE_LAST,	/* placement of the last packet handed its last write */
 	TL_ACKED,	/* ACK/NAK/last READ response taken by our RX */
 	TL_CQE,		/* CQE written */
 	TL_POLLED,	/* returned by ibv_poll_cq */
@@ -56,7 +59,7 @@ enum rv_tl_stamp {
 
 static const char *const rv_tl_stamp_name[TL_NSTAMPS] = {
 	"posted", "db", "fetched", "dma_issued", "dma_returned", "first_tx", "last_tx",
-	"arr_first", "arr_last", "acked", "cqe", "polled",
+	"arr_first", "arr_last", "place_first", "place_last", "acked", "cqe", "polled",
 };
 
 /* Width of a stamp's column in the table. */
@@ -335,6 +338,12 @@ static void rv_tl_event(void *arg, unsigned int node, unsigned int kind,
 	case RNIC_EV_DMA_RETURNED:
 		rv_tl_set_first(r, TL_DMA_RETURNED, cycle);
 		break;
+	case RNIC_EV_PLACE_FIRST:
+		rv_tl_set_first(r, TL_PLACE_FIRST, cycle);
+		break;
+	case RNIC_EV_PLACE_LAST:
+		r->t[TL_PLACE_LAST] = cycle;
+		break;
 	case RNIC_EV_SEND_CQE:
 		rv_tl_set_first(r, TL_CQE, cycle);
 		break;
@@ -553,6 +562,8 @@ static void rv_tl_print(struct rv_context *ctx)
 	fprintf(f, "# db: doorbell taken by the RTL; dma_*: payload reads of the first packet issued,\n"
 		   "# last beat returned (READ: the responder's, for its first response); arr_*: first/last\n"
 		   "# packet taken by the peer's RX (RECV: the message that consumed it, by ours);\n"
+		   "# place_*: the responder's payload writes of the first packet start, of the last\n"
+		   "# packet end (READ: ours, of the responses)\n"
 		   "# acked: ACK/NAK/READ response back (UC, UD: none)\n");
 	if (rv_tl_dropped)
 		fprintf(f, "# %llu WRs not recorded (RNIC_TIMELINE_MAX=%u)\n",
@@ -587,7 +598,8 @@ static void rv_tl_print(struct rv_context *ctx)
 
 /* Tracks of a node, in the order a WR moves (thread ids are track * 100 +
  * lane: overlapping slices of one track go to further lanes). The payload
- * DMA track came later: thread id 900 + lane, sorted after track 3's lanes. */
+ * DMA and placement tracks came later: thread ids 900 and 1000 + lane, sorted
+ * after the lanes of tracks 3 and 5. */
 enum rv_tl_track {
 	TK_LIFE,
 	TK_MMIO,
@@ -599,6 +611,7 @@ enum rv_tl_track {
 	TK_CQE,
 	TK_POLL,
 	TK_DMA,
+	TK_PLACE,
 	TK_NTRACKS,
 };
 
@@ -614,12 +627,18 @@ static const char *const rv_tl_track_name[TK_NTRACKS] = {
 	[TK_POLL] = "8 software: CQE written -> polled",
 	[TK_DMA] = "3b payload DMA of the first packet: reads issued -> returned "
 		   "(READ: the responder's)",
+	[TK_PLACE] = "5b payload placement: first packet's writes start -> last "
+		     "packet's end (the responder's; READ: the requester's)",
 };
 
 /* Perfetto's order of a track's lanes. */
 static unsigned int rv_tl_track_sort(unsigned int t, unsigned int lane)
 {
-	return (t == TK_DMA ? TK_REQ * 1000 + 500 : t * 1000) + lane;
+	if (t == TK_DMA)
+		return TK_REQ * 1000 + 500 + lane;
+	if (t == TK_PLACE)
+		return TK_RX * 1000 + 500 + lane;
+	return t * 1000 + lane;
 }
 
 struct rv_tl_slice {
@@ -655,6 +674,7 @@ static void rv_tl_json_write(void)
 		{ TK_DMA, TL_DMA_ISSUED, TL_DMA_RETURNED, 2 },
 		{ TK_TX, TL_FIRST_TX, TL_LAST_TX, 0 },
 		{ TK_RX, TL_ARR_FIRST, TL_ARR_LAST, 1 },
+		{ TK_PLACE, TL_PLACE_FIRST, TL_PLACE_LAST, 3 },
 		{ TK_BACK, TL_LAST_TX, TL_ACKED, 0 },
 		{ TK_CQE, TL_ACKED, TL_CQE, 0 },
 		{ TK_POLL, TL_CQE, TL_POLLED, 0 },
@@ -700,6 +720,9 @@ static void rv_tl_json_write(void)
 			/* peer 2: a READ's payload DMA is the responder's. */
 			if (peer == 2)
 				peer = r->op == RV_TL_READ;
+			/* peer 3: placement is the responder's, a READ's ours. */
+			else if (peer == 3)
+				peer = r->op != RV_TL_READ;
 			sl[n++] = (struct rv_tl_slice){ s, e, i, peer ? r->peer : r->node, tr, 0 };
 		}
 	}

@@ -70,6 +70,9 @@ constexpr uint8_t kOpReadRespOnly = 0x10;
 constexpr uint8_t kOpAck = 0x11;
 constexpr uint8_t kOpAtomicAck = 0x12;
 
+/* place_ keys of READ responses: apart from requests with the same PSN. */
+constexpr uint64_t kPlaceResp = 1ull << 63;
+
 /* Ev ports: kind k in bit k, QPN in [24k+23:24k], index in [16k+15:16k]. */
 constexpr unsigned kEvTxFirst = 1, kEvTxLast = 2, kEvSendCqe = 3;
 
@@ -240,6 +243,9 @@ void monitor::sample(unsigned node, const Vrnic_top &t, uint64_t cycle,
 	    (t.dma_rd_rsp_tag_i >> 5) == kRdSrcTx && p.rd_ret < p.rds.size())
 		p.rds[p.rd_ret++].returned = cycle;
 
+	if (events_ && t.ev_place_o)
+		placement(node, t, cycle, out);
+
 	if (t.tx_valid_o && t.tx_ready_i) {
 		unsigned n = __builtin_popcountll((uint64_t)t.tx_keep_o);
 
@@ -326,8 +332,16 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 
 		while (it != q.end() && it->idx != tg.idx)
 			++it;
-		if (it == q.end())
-			q.push_back({h.psn, h.psn, tg.idx, false, h.op == kOpReadReq});
+		if (it == q.end()) {
+			/* In PSN order: a WQE sent again after its entry went
+			 * (a READ restarted inside its responses) goes before
+			 * the later ones. */
+			auto at = q.end();
+
+			while (at != q.begin() && psn_lt(h.psn, std::prev(at)->first_psn))
+				--at;
+			q.insert(at, {h.psn, h.psn, tg.idx, false, h.op == kOpReadReq});
+		}
 	}
 	if (tg.last) {
 		for (auto it = q.rbegin(); it != q.rend(); ++it) {
@@ -340,6 +354,18 @@ void monitor::tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 			break;
 		}
 	}
+}
+
+/* The waiting WQE a response with PSN @psn answers: the one with the
+ * highest first PSN <= @psn. */
+const monitor::wr *monitor::answered(const std::deque<wr> &q, uint32_t psn)
+{
+	const wr *x = nullptr;
+
+	for (const wr &e : q)
+		if (psn_le(e.first_psn, psn) && (!x || psn_lt(x->first_psn, e.first_psn)))
+			x = &e;
+	return x;
 }
 
 /* The payload reads of the frame @h that @node's TX sent: the oldest ones,
@@ -375,11 +401,7 @@ void monitor::payload_dma(unsigned node, int dst, const roce &h, const tag &tg,
 
 	if (w == wait_.end())
 		return;
-	const wr *x = nullptr;
-
-	for (const wr &e : w->second)
-		if (psn_le(e.first_psn, h.psn))
-			x = &e;
+	const wr *x = answered(w->second, h.psn);
 	if (x && x->read) {
 		out.push_back({issued, h.dqpn, x->idx, (uint8_t)dst, RNIC_EV_DMA_ISSUED});
 		out.push_back({returned, h.dqpn, x->idx, (uint8_t)dst, RNIC_EV_DMA_RETURNED});
@@ -398,9 +420,20 @@ void monitor::rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &ou
 
 	auto f = flight_.find(key(node, h.dqpn, h.psn));
 
+	if (place_.size() >= kMaxFlight)
+		place_.clear();
+	if (h.op >= kOpReadRespFirst && h.op <= kOpReadRespOnly) {
+		/* A READ response: placed for the READ it answers. */
+		auto w = wait_.find(key(node, h.dqpn));
+		const wr *x = w != wait_.end() ? answered(w->second, h.psn) : nullptr;
+		if (x && x->read)
+			place_[key(node, h.dqpn, h.psn) | kPlaceResp] =
+				{h.dqpn, x->idx, (uint8_t)node, true, true};
+	}
 	if (f != flight_.end()) {
 		const tag &tg = f->second;
 
+		place_[key(node, h.dqpn, h.psn)] = tg;
 		pair_[pair_key(node, tg.node, tg.qpn)] = h.dqpn;
 		if (tg.first)
 			out.push_back({p.rx_first, tg.qpn, tg.idx, tg.node, RNIC_EV_PEER_FIRST});
@@ -502,6 +535,37 @@ void monitor::count_msg(unsigned node, uint32_t qpn, resp &r, const msg &m,
 }
 
 /* Send WQE @idx of (node, qpn) has its CQE: it and those before it are done. */
+/* A placement job started (bit 0) or ended (bit 1) on @node: the first
+ * packet of a message starting reports PLACE_FIRST of its send WQE, the
+ * last one ending PLACE_LAST. Jobs run one at a time. */
+void monitor::placement(unsigned node, const Vrnic_top &t, uint64_t cycle,
+			std::vector<sim_event> &out)
+{
+	port &p = port_[node];
+
+	if (t.ev_place_o & 1) {
+		/* A response's PSN is of our SQ, a request's of the peer's. */
+		p.place_key = key(node, t.ev_place_qpn_o, t.ev_place_psn_o) |
+			      (t.ev_place_pos_o >> 2 & 1 ? kPlaceResp : 0);
+		auto f = place_.find(p.place_key);
+
+		p.place_last = t.ev_place_pos_o >> 1 & 1;
+		if (f != place_.end() && (t.ev_place_pos_o & 1))
+			out.push_back({cycle, f->second.qpn, f->second.idx, f->second.node,
+				       RNIC_EV_PLACE_FIRST});
+	}
+	if (t.ev_place_o & 2) {
+		auto f = place_.find(p.place_key);
+
+		if (f == place_.end())
+			return;
+		if (p.place_last)
+			out.push_back({cycle, f->second.qpn, f->second.idx, f->second.node,
+				       RNIC_EV_PLACE_LAST});
+		place_.erase(f);
+	}
+}
+
 void monitor::retire(unsigned node, uint32_t qpn, uint16_t idx)
 {
 	auto w = wait_.find(key(node, qpn));

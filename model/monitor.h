@@ -116,6 +116,8 @@ private:
 		tag txtag = {};
 		uint64_t tx_first = 0;		/* edge of the TX frame's first beat */
 		uint64_t rx_first = 0;		/* edge of the RX frame's first beat */
+		uint64_t place_key = 0;		/* packet of the running placement */
+		bool place_last = false;	/* ... is its message's last */
 		FILE *pcap = nullptr;
 	};
 
@@ -126,6 +128,9 @@ private:
 	void tx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void retire(unsigned node, uint32_t qpn, uint16_t idx);
+	static const wr *answered(const std::deque<wr> &q, uint32_t psn);
+	void placement(unsigned node, const Vrnic_top &t, uint64_t cycle,
+		       std::vector<sim_event> &out);
 	void ack_sent(unsigned node, const roce &h, std::vector<sim_event> &out);
 	void count_msg(unsigned node, uint32_t qpn, resp &r, const msg &m,
 		       std::vector<sim_event> &out);
@@ -135,6 +140,10 @@ private:
 	bool events_ = false;
 	bool active_ = false;
 	port port_[RNIC_SIM_MAX_NODES];
+	/* Packets taken by an RX and not yet placed, by (node, QPN, PSN): the
+	 * send WQE they belong to (a request's sender, or the READ a response
+	 * answers). */
+	std::unordered_map<uint64_t, tag> place_;
 	/* Frames of send WQEs on their way, by (dest node, dest QPN, PSN). */
 	std::unordered_map<uint64_t, tag> flight_;
 	/* Send WQEs waiting for their ACK, by (node, QPN), in PSN order. */

@@ -66,7 +66,12 @@ enum rnic_sim_event {
 					 * of the first READ response, at the responder) */
 	RNIC_EV_DMA_RETURNED = 13,	/* ... and the last beat of that packet's last
 					 * payload read returned */
-	RNIC_EV_KINDS = 14,
+	RNIC_EV_PLACE_FIRST = 14,	/* the responder's placement of the first packet of
+					 * send WQE (qpn, idx) of @node started (READ:
+					 * the requester's, of its first response) */
+	RNIC_EV_PLACE_LAST = 15,	/* ... placement of its last packet handed its last
+					 * write beat to the DMA write port */
+	RNIC_EV_KINDS = 16,
 };
 
 /* @cycle is the edge of the event. Events are delivered after that edge, in

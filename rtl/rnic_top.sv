@@ -53,7 +53,14 @@ module rnic_top #(
   output logic [15:0]         irq_cqn_o,
   output logic [4:0]          ev_valid_o,
   output logic [5*24-1:0]     ev_qpn_o,
-  output logic [5*16-1:0]     ev_idx_o
+  output logic [5*16-1:0]     ev_idx_o,
+  // Payload placement (trace): bit 0 a job starts, bit 1 its last write
+  // beat was taken; QPN, PSN, first/last-of-message and response bits of
+  // the packet
+  output logic [1:0]          ev_place_o,
+  output logic [23:0]         ev_place_qpn_o,
+  output logic [23:0]         ev_place_psn_o,
+  output logic [2:0]          ev_place_pos_o
 );
   localparam int unsigned QpW = rnic_pkg::QpCfgW;
 
@@ -349,6 +356,8 @@ module rnic_top #(
     .place_start_o(pl_start), .place_slot_o(pl_slot), .place_base_o(pl_base),
     .place_nseg_o(pl_nseg), .place_addr_o(pl_addr), .place_len_o(pl_len),
     .place_poff_o(pl_poff), .place_busy_i(pl_busy),
+    .place_ev_qpn_o(ev_place_qpn_o), .place_ev_psn_o(ev_place_psn_o),
+    .place_ev_pos_o(ev_place_pos_o),
     .cqe_valid_o(cqe_valid), .cqe_ready_i(cqe_ready), .cqe_o(cqe),
     .job_valid_o(job_valid), .job_ready_i(job_ready), .job_o(job),
     .rsp_done_i(rsp_done), .rsp_done_qpn_i(rsp_done_qpn),
@@ -432,6 +441,7 @@ module rnic_top #(
   );
 
   // Trace events
+  assign ev_place_o = {pl_rel, pl_start};
   assign ev_valid_o = {ev_rcqe, ev_scqe, ev_tx_last, ev_tx_first, ev_fetch};
   assign ev_qpn_o = {ev_cqe_qpn, ev_cqe_qpn, ev_tx_qpn, ev_tx_qpn, ev_fetch_qpn};
   assign ev_idx_o = {ev_cqe_idx, ev_cqe_idx, ev_tx_idx, ev_tx_idx, ev_fetch_idx};

@@ -10,7 +10,7 @@ Columns are found by the table's header line (the line that starts with
 """
 
 STAMPS = ["posted", "db", "fetched", "dma_issued", "dma_returned", "first_tx", "last_tx",
-          "arr_first", "arr_last", "acked", "cqe", "polled"]
+          "arr_first", "arr_last", "place_first", "place_last", "acked", "cqe", "polled"]
 
 
 def rows(path):

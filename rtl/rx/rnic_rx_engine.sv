@@ -77,6 +77,12 @@ module rnic_rx_engine #(
   output logic [127:0] place_len_o,
   output logic [63:0] place_poff_o,
   input  logic        place_busy_i,
+  // Trace: the packet of the placement job place_start_o starts (its QPN,
+  // PSN, and bit 0 first / bit 1 last packet of its message or response,
+  // bit 2 a response: the PSN is of our send queue, not of the peer's)
+  output logic [23:0] place_ev_qpn_o,
+  output logic [23:0] place_ev_psn_o,
+  output logic [2:0]  place_ev_pos_o,
   // CQEs
   output logic        cqe_valid_o,
   input  logic        cqe_ready_i,
@@ -585,6 +591,21 @@ module rnic_rx_engine #(
   assign place_addr_o = seg_addr_q;
   assign place_len_o = seg_len_q;
   assign place_poff_o = seg_poff_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      place_ev_qpn_o <= '0;
+      place_ev_psn_o <= '0;
+      place_ev_pos_o <= '0;
+    end else if ((st_q == StPlace) && place_idle) begin
+      place_ev_qpn_o <= qpn_q;
+      place_ev_psn_o <= d_q.psn;
+      place_ev_pos_o <= rnic_pkg::op_is_response(op) ?
+          {1'b1, (op == rnic_pkg::OpReadRespLast) || (op == rnic_pkg::OpReadRespOnly),
+           (op == rnic_pkg::OpReadRespFirst) || (op == rnic_pkg::OpReadRespOnly)} :
+          {1'b0, is_last, is_first};
+    end
+  end
 
   // The SGE count of a fetched WQE: RQ WQEs say it in byte 0; SQ WQEs have
   // ds - (segments before the data) data segments.
