@@ -415,6 +415,11 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 int rnic_qp_query_hw(struct rnic_dev *dev, const struct rnic_qp *qp,
 		     enum ibv_qp_state *state, uint32_t *sq_psn, uint32_t *rq_psn);
 
+/* QP_QUERY: whether a send WQE the hardware took has not completed yet (in
+ * SQD: the SQ is still draining). */
+int rnic_qp_query_draining(struct rnic_dev *dev, const struct rnic_qp *qp,
+			   int *draining);
+
 /* Write the context in state RESET (clearing the queues), unmap, free the
  * QPN; always releases the resources. */
 int rnic_qp_destroy(struct rnic_dev *dev, struct rnic_qp *qp);

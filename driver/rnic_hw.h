@@ -89,6 +89,7 @@ enum rnic_cmd_result {
 
 /* QP_QUERY results. */
 #define RNIC_QP_QUERY_STATE(out0)	((unsigned int)((out0) & 0x7))
+#define RNIC_QP_QUERY_DRAINING(out0)	((unsigned int)((out0) >> 3 & 1))
 #define RNIC_QP_QUERY_SQ_PSN(out1)	((uint32_t)((out1) & 0xffffff))
 #define RNIC_QP_QUERY_RQ_PSN(out1)	((uint32_t)(((out1) >> 24) & 0xffffff))
 
@@ -160,6 +161,8 @@ enum rnic_qp_ctx_flags {
 	RNIC_QPF_RESET_RQ = 1 << 1,
 	RNIC_QPF_LOAD_SQ_PSN = 1 << 2,
 	RNIC_QPF_LOAD_RQ_PSN = 1 << 3,
+	RNIC_QPF_SQD_NOTIFY = 1 << 4,	/* -> SQD: IBV_EVENT_SQ_DRAINED once drained */
+	RNIC_QPF_RESUME_SQ = 1 << 5,	/* SQE -> RTS: the SQ is sent again */
 };
 
 /* QP type field (W0 [6:4]): the values of enum ibv_qp_type. */

@@ -52,8 +52,10 @@ struct rnic_qp_trans {
  * and ibv_modify_qp(3); the same table the kernel's ib_modify_qp_is_ok()
  * uses). UC is RC without the READ/atomic, timeout and retry attributes;
  * UD needs the Q_Key at INIT, nothing at RTR and the SQ PSN at RTS.
- * SQD and SQE are not implemented by the hardware: transitions into them
- * are refused; a QP is never found in them.
+ * SQD: RTS -> SQD stops the SQ after the WQEs it took (with
+ * IBV_QP_EN_SQD_ASYNC_NOTIFY: IBV_EVENT_SQ_DRAINED once they completed),
+ * SQD -> RTS lets it go on. SQE is entered by the hardware only (a UC/UD
+ * send error); SQE -> RTS (UC, UD) lets the SQ go on.
  */
 static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
 	[IBV_QPS_RESET] = {
@@ -131,6 +133,10 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 	[IBV_QPS_RTS] = {
 		[IBV_QPS_RESET] = TO_RESET,
 		[IBV_QPS_ERR] = TO_ERR,
+		[IBV_QPS_SQD] = {
+			.valid = 1,
+			.opt = ALL3(IBV_QP_EN_SQD_ASYNC_NOTIFY),
+		},
 		[IBV_QPS_RTS] = {
 			.valid = 1,
 			.opt = {
@@ -146,10 +152,45 @@ static const struct rnic_qp_trans rnic_qp_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1
 	[IBV_QPS_SQD] = {
 		[IBV_QPS_RESET] = TO_RESET,
 		[IBV_QPS_ERR] = TO_ERR,
+		[IBV_QPS_RTS] = {
+			.valid = 1,
+			.opt = {
+				[QPT_I_RC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+					     IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
+					     IBV_QP_MIN_RNR_TIMER,
+				[QPT_I_UC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS |
+					     IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE,
+				[QPT_I_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+			},
+		},
+		[IBV_QPS_SQD] = {
+			.valid = 1,
+			.opt = {
+				[QPT_I_RC] = IBV_QP_CUR_STATE | IBV_QP_AV | IBV_QP_ALT_PATH |
+					     IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
+					     IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE |
+					     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
+					     IBV_QP_MAX_DEST_RD_ATOMIC,
+				[QPT_I_UC] = IBV_QP_CUR_STATE | IBV_QP_AV | IBV_QP_ALT_PATH |
+					     IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
+					     IBV_QP_PATH_MIG_STATE,
+				[QPT_I_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
+			},
+		},
 	},
 	[IBV_QPS_SQE] = {
 		[IBV_QPS_RESET] = TO_RESET,
 		[IBV_QPS_ERR] = TO_ERR,
+		/* UC and UD only (an RC send error goes to ERR): qp_trans() */
+		[IBV_QPS_RTS] = {
+			.valid = 1,
+			.flags = RNIC_QPF_RESUME_SQ,
+			.opt = {
+				[QPT_I_UC] = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS,
+				[QPT_I_UD] = IBV_QP_CUR_STATE | IBV_QP_QKEY,
+			},
+		},
 	},
 	[IBV_QPS_ERR] = {
 		[IBV_QPS_RESET] = TO_RESET,
@@ -167,7 +208,7 @@ static const struct rnic_qp_trans *qp_trans(enum ibv_qp_type type,
 	if (ti < 0 || (unsigned int)cur > IBV_QPS_ERR || (unsigned int)next > IBV_QPS_ERR)
 		return NULL;
 	t = &rnic_qp_table[cur][next];
-	if (!t->valid)
+	if (!t->valid || (cur == IBV_QPS_SQE && ti == QPT_I_RC))
 		return NULL;
 	if ((mask & t->req[ti]) != t->req[ti])
 		return NULL;
@@ -370,6 +411,19 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 	int ret;
 
 	rnic_lock();
+	/* The hardware moves a QP to ERR or SQE on its own: from where it
+	 * may have, the transition starts at the state it reports. */
+	if (!(mask & IBV_QP_CUR_STATE) &&
+	    (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD)) {
+		enum ibv_qp_state hw;
+
+		if (!rnic_qp_query_hw(dev, qp, &hw, NULL, NULL) &&
+		    (hw == IBV_QPS_ERR || hw == IBV_QPS_SQE)) {
+			qp->state = hw;
+			qp->attr.qp_state = hw;
+			qp->attr.cur_qp_state = hw;
+		}
+	}
 	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	t = qp_trans(qp->type, cur, next, mask);
@@ -482,6 +536,11 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 
 	c.state = next;
 	c.flags = t->flags;
+	if (next == IBV_QPS_SQD && cur != IBV_QPS_SQD &&
+	    (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify) {
+		c.flags |= RNIC_QPF_SQD_NOTIFY;
+		a.en_sqd_async_notify = 1;
+	}
 	ret = qp_push(dev, qp->qpn, &c);
 	if (ret)
 		goto out;
@@ -512,6 +571,18 @@ int rnic_qp_query_hw(struct rnic_dev *dev, const struct rnic_qp *qp,
 	if (rq_psn)
 		*rq_psn = RNIC_QP_QUERY_RQ_PSN(out[1]);
 	return 0;
+}
+
+int rnic_qp_query_draining(struct rnic_dev *dev, const struct rnic_qp *qp,
+			   int *draining)
+{
+	uint64_t out[2];
+	int ret;
+
+	ret = rnic_cmd(dev, RNIC_CMD_QP_QUERY, qp->qpn, NULL, 0, out, 2);
+	if (!ret)
+		*draining = RNIC_QP_QUERY_DRAINING(out[0]);
+	return ret;
 }
 
 int rnic_qp_destroy(struct rnic_dev *dev, struct rnic_qp *qp)

@@ -388,10 +388,11 @@ static void rv_async_dispatch(unsigned int node, unsigned int type, uint32_t num
 	case IBV_EVENT_QP_REQ_ERR:
 	case IBV_EVENT_QP_ACCESS_ERR:
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case IBV_EVENT_SQ_DRAINED:
 		qp = rv_find_qp(node, num);
 		if (!qp)
 			break;
-		if (type != IBV_EVENT_QP_LAST_WQE_REACHED)
+		if (type != IBV_EVENT_QP_LAST_WQE_REACHED && type != IBV_EVENT_SQ_DRAINED)
 			rv_qp_set_err(qp);
 		rv_async_put(qp->ctx, &qp->ibqpx.qp_base, type, &qp->events_reported);
 		return;

@@ -31,10 +31,19 @@ const uint32_t rv_wc_flags[8] = {
 void rv_cqe_special(struct rv_cq *cq, struct rv_qp *qp, const struct rnic_cqe *cqe)
 {
 	if (cqe->status != IBV_WC_SUCCESS) {
-		/* A completion error puts the QP in the error state. */
-		qp->hw.state = IBV_QPS_ERR;
-		qp->hw.attr.qp_state = IBV_QPS_ERR;
-		qp->ibqpx.qp_base.state = IBV_QPS_ERR;
+		/* A completion error puts the QP in the error state; a send
+		 * error of a UC or UD QP in SQE (its RQ goes on). */
+		enum ibv_qp_state s = IBV_QPS_ERR;
+
+		if (qp->type != IBV_QPT_RC && !(cqe->opcode & IBV_WC_RECV)) {
+			if (qp->hw.state != IBV_QPS_RTS && qp->hw.state != IBV_QPS_SQD)
+				return;		/* a flush after it */
+			s = IBV_QPS_SQE;
+		}
+		qp->hw.state = s;
+		qp->hw.attr.qp_state = s;
+		qp->hw.attr.cur_qp_state = s;
+		qp->ibqpx.qp_base.state = s;
 	} else {
 		/* A SEND_WITH_INV invalidated one of our windows. */
 		rv_mw_invalidated(cq->ctx, le32toh(cqe->imm));

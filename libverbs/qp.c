@@ -288,10 +288,12 @@ RV_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	/* The hardware may have moved the QP to ERR on its own (retries
 	 * exhausted, remote errors...): report what it says. */
 	if (!rnic_qp_query_hw(qp->ctx->dev, &qp->hw, &hw_state, &sq_psn, &rq_psn)) {
-		if (hw_state == IBV_QPS_ERR && qp->hw.state != IBV_QPS_ERR) {
-			qp->hw.state = IBV_QPS_ERR;
-			qp->hw.attr.qp_state = IBV_QPS_ERR;
-			ibqp->state = IBV_QPS_ERR;
+		if ((hw_state == IBV_QPS_ERR || hw_state == IBV_QPS_SQE) &&
+		    qp->hw.state != hw_state && qp->hw.state != IBV_QPS_ERR) {
+			qp->hw.state = hw_state;
+			qp->hw.attr.qp_state = hw_state;
+			qp->hw.attr.cur_qp_state = hw_state;
+			ibqp->state = hw_state;
 		}
 		if (qp->hw.state >= IBV_QPS_RTS && qp->hw.state != IBV_QPS_ERR)
 			attr->sq_psn = sq_psn;
@@ -306,6 +308,12 @@ RV_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->cap.max_recv_sge = qp->rq.max_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 	attr->sq_draining = 0;
+	if (qp->hw.state == IBV_QPS_SQD) {
+		int draining;
+
+		if (!rnic_qp_query_draining(qp->ctx->dev, &qp->hw, &draining))
+			attr->sq_draining = draining;
+	}
 	rnic_unlock();
 
 	if (init_attr) {

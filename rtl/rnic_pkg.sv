@@ -192,6 +192,8 @@ package rnic_pkg;
   localparam int unsigned QpFlagResetRq = 1;
   localparam int unsigned QpFlagSetSqPsn = 2;
   localparam int unsigned QpFlagSetRqPsn = 3;
+  localparam int unsigned QpFlagSqdNotify = 4;  // RTS -> SQD: event once drained
+  localparam int unsigned QpFlagResumeSq = 5;   // SQE -> RTS: the SQ runs again
 
   typedef struct packed {
     logic [2:0]  state;
@@ -416,6 +418,7 @@ package rnic_pkg;
   localparam logic [7:0] EvQpFatal = 8'd1;
   localparam logic [7:0] EvQpReqErr = 8'd2;
   localparam logic [7:0] EvQpAccessErr = 8'd3;
+  localparam logic [7:0] EvSqDrained = 8'd5;
   localparam logic [7:0] EvSrqLimit = 8'd15;
   localparam logic [7:0] EvQpLastWqe = 8'd16;
 

@@ -82,6 +82,7 @@ module rnic_top #(
   // ibv_query_qp reports the live PSNs: the requester's next PSN and the
   // responder's expected PSN (loaded from the context at RTS/RTR).
   logic [23:0] query_sq_psn, query_rq_psn;
+  logic query_draining;   // SQD: WQEs fetched before have not all completed
   /* verilator lint_on UNUSEDSIGNAL */
   assign qcfg_q = query_ctx;
 
@@ -105,7 +106,7 @@ module rnic_top #(
     .port_mac_o(port_mac), .port_ip_o(port_ip),
     .qp_wr_o(qp_wr), .cq_wr_o(cq_wr), .mr_wr_o(mr_wr), .srq_wr_o(srq_wr),
     .cmd_idx_o(cmd_idx), .cmd_args_o(cmd_args),
-    .qp_query_idx_o(query_idx), .qp_query_state_i(qcfg_q.state),
+    .qp_query_idx_o(query_idx), .qp_query_state_i({query_draining, qcfg_q.state}),
     .qp_query_psn_i({query_rq_psn, query_sq_psn}),
     .sq_db_valid_o(sq_db_valid), .sq_db_ready_i(sq_db_ready),
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
@@ -150,7 +151,7 @@ module rnic_top #(
   logic [rnic_pkg::CqCfgW-1:0] cq_ctx;
   logic [23:0] req_mr_idx, rx_mr_idx;
   logic [rnic_pkg::MrCfgW-1:0] req_mr, rx_mr;
-  logic qp_err;
+  logic qp_err, qp_err_sqe;
   logic [23:0] qp_err_qpn;
   logic [15:0] rx_srq_idx;
   logic [rnic_pkg::SrqCfgW-1:0] rx_srq;
@@ -162,7 +163,8 @@ module rnic_top #(
   rnic_ctx_tables #(.NQp(NQp), .NCq(NCq), .NMr(NMr)) u_ctx (
     .clk_i, .rst_ni,
     .qp_wr_i(qp_wr), .cq_wr_i(cq_wr), .mr_wr_i(mr_wr), .srq_wr_i(srq_wr), .cmd_idx_i(cmd_idx),
-    .cmd_args_i(cmd_args), .qp_err_i(qp_err), .qp_err_qpn_i(qp_err_qpn),
+    .cmd_args_i(cmd_args), .qp_err_i(qp_err), .qp_err_sqe_i(qp_err_sqe),
+    .qp_err_qpn_i(qp_err_qpn),
     .qp_a_idx_i(fetch_ctx_idx), .qp_a_o(fetch_ctx),
     .qp_b_idx_i(rx_ctx_idx), .qp_b_o(rx_ctx),
     .qp_c_idx_i(tx_ctx_idx), .qp_c_o(tx_ctx),
@@ -223,6 +225,8 @@ module rnic_top #(
   logic ring_rd_v;
   logic [rnic_pkg::InflW-1:0] ring_rd;
 
+  logic drained_valid, drained_ready;
+  logic [23:0] drained_qpn;
   rnic_sq_fetch #(.DataW(DataW), .NQp(NQp)) u_sq_fetch (
     .clk_i, .rst_ni,
     .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d),
@@ -239,6 +243,9 @@ module rnic_top #(
     .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
     .rd_rsp_err_i(dma_rd_rsp_err_i),
     .wqe_valid_o(wqe_valid), .wqe_ready_i(wqe_ready), .wqe_o(wqe), .wqe_epoch_o(wqe_epoch),
+    .drained_valid_o(drained_valid), .drained_ready_i(drained_ready),
+    .drained_qpn_o(drained_qpn),
+    .query_idx_i(query_idx), .query_draining_o(query_draining),
     .ev_valid_o(ev_fetch), .ev_qpn_o(ev_fetch_qpn), .ev_idx_o(ev_fetch_idx)
   );
 
@@ -329,8 +336,8 @@ module rnic_top #(
   logic [rnic_pkg::RspJobW-1:0] job;
   logic rsp_done;
   logic [23:0] rsp_done_qpn;
-  logic aev_valid, aev_ready;
-  logic [31:0] aev;
+  logic aev_valid, aev_ready, eng_aev_valid, eng_aev_ready;
+  logic [31:0] aev, eng_aev;
   // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic results
   logic [2:0] wr_valid, wr_ready, wr_last;
   logic [191:0] wr_addr;
@@ -346,7 +353,7 @@ module rnic_top #(
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .ctx_idx_o(rx_ctx_idx), .ctx_i(rx_ctx), .mr_idx_o(rx_mr_idx), .mr_i(rx_mr),
-    .qp_err_o(qp_err), .qp_err_qpn_o(qp_err_qpn),
+    .qp_err_o(qp_err), .qp_err_sqe_o(qp_err_sqe), .qp_err_qpn_o(qp_err_qpn),
     .query_idx_i(query_idx), .query_rq_psn_o(query_rq_psn),
     .rd_req_valid_o(rdq_valid[2]), .rd_req_ready_i(rdq_ready[2]),
     .rd_req_addr_o(rdq_addr[128 +: 64]), .rd_req_len_o(rdq_len[32 +: 16]),
@@ -373,7 +380,7 @@ module rnic_top #(
     .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
     .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),
     .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
-    .aev_valid_o(aev_valid), .aev_ready_i(aev_ready), .aev_o(aev),
+    .aev_valid_o(eng_aev_valid), .aev_ready_i(eng_aev_ready), .aev_o(eng_aev),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci)
   );
@@ -414,6 +421,13 @@ module rnic_top #(
   logic ev_scqe, ev_rcqe;
   logic [23:0] ev_cqe_qpn;
   logic [15:0] ev_cqe_idx;
+  // Asynchronous events to the event queue: the engine's first, then the
+  // SQ scheduler's SQ_DRAINED.
+  assign aev_valid = eng_aev_valid || drained_valid;
+  assign aev = eng_aev_valid ? eng_aev : {rnic_pkg::EvSqDrained, drained_qpn};
+  assign eng_aev_ready = aev_ready;
+  assign drained_ready = aev_ready && !eng_aev_valid;
+
   rnic_cqe_writer #(.DataW(DataW), .NCq(NCq)) u_cqe_writer (
     .clk_i, .rst_ni,
     .cqe_valid_i(cqe_valid), .cqe_ready_o(cqe_ready), .cqe_i(cqe),

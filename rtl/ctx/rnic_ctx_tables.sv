@@ -18,6 +18,7 @@ module rnic_ctx_tables #(
   input  logic [8*64-1:0] cmd_args_i,
   // Hardware-detected QP error
   input  logic        qp_err_i,
+  input  logic        qp_err_sqe_i,   // to SQE instead of ERR
   input  logic [23:0] qp_err_qpn_i,
   // Read ports (combinational)
   input  logic [23:0] qp_a_idx_i,
@@ -125,7 +126,8 @@ module rnic_ctx_tables #(
     if (qp_wr_i) begin
       qp_mem[cmd_idx_i[QpW-1:0]] <= qp_new;
     end else if (qp_err_i) begin
-      qp_mem[qp_err_qpn_i[QpW-1:0]][rnic_pkg::QpCfgW-1 -: 3] <= rnic_pkg::QpsErr;
+      qp_mem[qp_err_qpn_i[QpW-1:0]][rnic_pkg::QpCfgW-1 -: 3] <=
+          qp_err_sqe_i ? rnic_pkg::QpsSqe : rnic_pkg::QpsErr;
     end
     if (cq_wr_i) cq_mem[cmd_idx_i[CqW-1:0]] <= cq_new;
     if (mr_wr_i) mr_mem[cmd_idx_i[MrW-1:0]] <= mr_new;

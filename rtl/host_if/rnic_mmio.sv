@@ -28,7 +28,7 @@ module rnic_mmio #(
   output logic [8*64-1:0] cmd_args_o,
   // QP query
   output logic [23:0] qp_query_idx_o,
-  input  logic [2:0]  qp_query_state_i,
+  input  logic [3:0]  qp_query_state_i,   // [2:0] state, [3] SQ draining
   input  logic [47:0] qp_query_psn_i,
   // Doorbells
   output logic        sq_db_valid_o,
@@ -154,7 +154,7 @@ module rnic_mmio #(
         if (go_op == CmdQpQuery) query_idx_q <= mmio_wdata_i[31:8];
       end
       // Query results are sampled one cycle after GO, once the index is registered.
-      out0_q <= {61'd0, qp_query_state_i};
+      out0_q <= {60'd0, qp_query_state_i};
       out1_q <= {16'd0, qp_query_psn_i};
     end
   end

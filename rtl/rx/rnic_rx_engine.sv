@@ -57,6 +57,7 @@ module rnic_rx_engine #(
   output logic [23:0] mr_idx_o,
   input  logic [rnic_pkg::MrCfgW-1:0] mr_i,
   output logic        qp_err_o,
+  output logic        qp_err_sqe_o,   // with qp_err_o: to SQE, not ERR (UC/UD send error)
   output logic [23:0] qp_err_qpn_o,
   // WQE reads for placement
   output logic        rd_req_valid_o,
@@ -681,6 +682,7 @@ module rnic_rx_engine #(
       aev_in_q <= '0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;
+      qp_err_sqe_o <= 1'b0;
       qp_err_qpn_o <= '0;
       pend_err_q <= 1'b0;
       pend_err_qpn_q <= '0;
@@ -688,6 +690,7 @@ module rnic_rx_engine #(
       release_o <= 1'b0;
       place_start_o <= 1'b0;
       qp_err_o <= 1'b0;
+      qp_err_sqe_o <= 1'b0;
       tmr_v_q <= 1'b0;
       rd_done_o <= 1'b0;
       aev_push_q <= 1'b0;
@@ -832,8 +835,11 @@ module rnic_rx_engine #(
                 need_cqe_q <= 1'b1;
                 qp_err_o <= 1'b1;
                 qp_err_qpn_o <= qpn_q;
-                flushing_q <= 1'b1;
-                ret_st_q <= StRqFlush;
+                // A UC/UD send error takes the QP to SQE: the rest of the
+                // SQ is flushed (flush records), the RQ goes on. RC: ERR.
+                qp_err_sqe_o <= qp_uc || qp_ud;
+                flushing_q <= !(qp_uc || qp_ud);
+                ret_st_q <= (qp_uc || qp_ud) ? StIdle : StRqFlush;
                 st_q <= StRetireOut;
               end else if ((noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
                             ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||

@@ -629,6 +629,8 @@ module rnic_requester #(
         new_idx_q[qp_wr_idx_i[QpW-1:0]] <= '0;
         rd_out_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       end
+      // SQE -> RTS: WQEs posted from now on are sent again.
+      if (qp_wr_flags_i[rnic_pkg::QpFlagResumeSq]) stopped_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
     end
     if (infl_take) begin
       if (flush_q || local_err) begin

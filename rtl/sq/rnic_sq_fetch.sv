@@ -12,6 +12,12 @@
 // epoch of the QP; WQEs carry the epoch they were fetched in, so the
 // requester can drop those fetched before the rewind. A rewind with hold
 // parks the QP (RNR wait) until a rewind with resume.
+//
+// SQD: only WQEs fetched before (up to the high-water mark hi) are fetched
+// again (retransmission); new ones wait. A QP moved to SQD with the notify
+// flag gets an SQ_DRAINED event once every WQE fetched before completed: a
+// sweep visits one QP per cycle. SQE: like ERR, the SQ is flushed (the RQ
+// goes on).
 module rnic_sq_fetch #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
@@ -59,6 +65,13 @@ module rnic_sq_fetch #(
   input  logic        wqe_ready_i,
   output logic [rnic_pkg::WqeBits+42-1:0] wqe_o,
   output logic [7:0]  wqe_epoch_o,
+  // SQ_DRAINED events: the QP
+  output logic        drained_valid_o,
+  input  logic        drained_ready_i,
+  output logic [23:0] drained_qpn_o,
+  // QP_QUERY: WQEs fetched have not all completed
+  input  logic [23:0] query_idx_i,
+  output logic        query_draining_o,
   // Trace: WQE fetched
   output logic        ev_valid_o,
   output logic [23:0] ev_qpn_o,
@@ -80,6 +93,8 @@ module rnic_sq_fetch #(
   logic queued_q [NQp];
   logic [7:0] epoch_q [NQp];
   logic hold_q [NQp];
+  logic [15:0] hi_q [NQp];     // one past the furthest WQE ever fetched
+  logic [NQp-1:0] arm_q;       // SQD entered with notify, not drained yet (flops)
 
   // ---------------------------------------------------------------------------
   // Active QP FIFO
@@ -123,9 +138,13 @@ module rnic_sq_fetch #(
   logic [15:0] h_ahead;
   assign h_ahead = h_fetch - h_done;
   assign h_window = h_ahead[15] || (h_ahead < InflMax);
-  assign h_err = (ctx.state == rnic_pkg::QpsErr);
-  assign h_run = ((ctx.state == rnic_pkg::QpsRts) || (ctx.state == rnic_pkg::QpsSqd) ||
-                  (ctx.state == rnic_pkg::QpsSqe)) && !hold_q[h];
+  // A fetch index behind the high-water mark is a WQE fetched before.
+  logic [15:0] h_behind;
+  assign h_behind = hi_q[h] - h_fetch;
+  assign h_err = (ctx.state == rnic_pkg::QpsErr) || (ctx.state == rnic_pkg::QpsSqe);
+  assign h_run = ((ctx.state == rnic_pkg::QpsRts) ||
+                  ((ctx.state == rnic_pkg::QpsSqd) && (h_behind != 16'd0) && !h_behind[15])) &&
+                 !hold_q[h];
   assign pend_cnt_w = {1'b0, pend_count};
   assign out_cnt_w = {1'b0, out_count};
   assign can_issue = act_valid && h_work && h_window && (h_err || h_run) &&
@@ -158,6 +177,12 @@ module rnic_sq_fetch #(
   assign done_take = done_valid_i && done_ready_o;
   assign db_ready_o = !(issue && h_more) && !rewind_valid_i && !done_valid_i;
   assign db_take = db_valid_i && db_ready_o;
+  // A context write may let a QP with work go on (SQD -> RTS): it is
+  // queued again (one write at a time: commands are far apart).
+  logic kick_v_q, kick_take;
+  logic [23:0] kick_qpn_q;
+  assign kick_take = kick_v_q && !(issue && h_more) && !rewind_valid_i && !done_valid_i &&
+                     !db_valid_i;
 
   // A QP needs queueing when it is not queued, or when it is the head and
   // leaves the FIFO in this very cycle (else that doorbell or completion
@@ -176,6 +201,10 @@ module rnic_sq_fetch #(
                       (fetch_ci_q[done_qpn_i[QpW-1:0]] != sq_pi_q[done_qpn_i[QpW-1:0]]);
   assign db_needs = (db_qpn < 24'(NQp)) &&
                     (!queued_q[db_qpn[QpW-1:0]] || (head_leaves && (db_qpn == act_head)));
+  logic kick_needs;
+  assign kick_needs = (!queued_q[kick_qpn_q[QpW-1:0]] ||
+                       (head_leaves && (kick_qpn_q == act_head))) &&
+                      (fetch_ci_q[kick_qpn_q[QpW-1:0]] != sq_pi_q[kick_qpn_q[QpW-1:0]]);
 
   always_comb begin
     act_push = 1'b0;
@@ -191,6 +220,21 @@ module rnic_sq_fetch #(
     end else if (db_take && db_needs) begin
       act_push = 1'b1;
       act_push_qpn = db_qpn;
+    end else if (kick_take && kick_needs) begin
+      act_push = 1'b1;
+      act_push_qpn = kick_qpn_q;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      kick_v_q <= 1'b0;
+      kick_qpn_q <= '0;
+    end else if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) begin
+      kick_v_q <= 1'b1;
+      kick_qpn_q <= qp_wr_idx_i;
+    end else if (kick_take) begin
+      kick_v_q <= 1'b0;
     end
   end
 
@@ -204,7 +248,11 @@ module rnic_sq_fetch #(
       sq_pi_q[db_qpn[QpW-1:0]] <= db_pi;
       if (db_needs) queued_q[db_qpn[QpW-1:0]] <= 1'b1;
     end
-    if (issue) fetch_ci_q[h] <= h_fetch + 16'd1;
+    if (kick_take && kick_needs) queued_q[kick_qpn_q[QpW-1:0]] <= 1'b1;
+    if (issue) begin
+      fetch_ci_q[h] <= h_fetch + 16'd1;
+      if ((h_behind == 16'd0) || h_behind[15]) hi_q[h] <= h_fetch + 16'd1;
+    end
     if (rewind_take && (rewind_qpn_i < 24'(NQp))) begin
       if (!rewind_resume_i) begin
         fetch_ci_q[rewind_qpn_i[QpW-1:0]] <= rewind_idx_i;
@@ -218,7 +266,47 @@ module rnic_sq_fetch #(
       fetch_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       done_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       hold_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+      hi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
       epoch_q[qp_wr_idx_i[QpW-1:0]] <= epoch_q[qp_wr_idx_i[QpW-1:0]] + 8'd1;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // SQ drained: the sweep
+  // ---------------------------------------------------------------------------
+  logic [QpW-1:0] sw_q;
+  logic dr_v_q, sw_fire;
+  logic [23:0] dr_qpn_q;
+  assign sw_fire = !dr_v_q && arm_q[sw_q] && (done_ci_q[sw_q] == hi_q[sw_q]) &&
+                   !(qp_wr_i && (qp_wr_idx_i == 24'(sw_q)));
+  assign drained_valid_o = dr_v_q;
+  assign query_draining_o = (query_idx_i < 24'(NQp)) &&
+                            (done_ci_q[query_idx_i[QpW-1:0]] != hi_q[query_idx_i[QpW-1:0]]);
+  assign drained_qpn_o = dr_qpn_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sw_q <= '0;
+      dr_v_q <= 1'b0;
+      dr_qpn_q <= '0;
+    end else begin
+      sw_q <= sw_q + 1'b1;
+      if (drained_valid_o && drained_ready_i) dr_v_q <= 1'b0;
+      if (sw_fire) begin
+        dr_v_q <= 1'b1;
+        dr_qpn_q <= 24'(sw_q);
+      end
+    end
+  end
+
+  // Any context write re-arms or disarms (SQD -> SQD with notify again).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      arm_q <= '0;
+    end else begin
+      if (sw_fire) arm_q[sw_q] <= 1'b0;
+      if (qp_wr_i && (qp_wr_idx_i < 24'(NQp)))
+        arm_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_flags_i[rnic_pkg::QpFlagSqdNotify];
     end
   end
 
@@ -292,5 +380,6 @@ module rnic_sq_fetch #(
   assign ev_idx_o = pend_idx;
 
   logic unused;
-  assign unused = ^{pend_in_ready, act_count, act_in_ready, db_data_i[63:48], db_data_i[31:24]};
+  assign unused = ^{pend_in_ready, act_count, act_in_ready, db_data_i[63:48], db_data_i[31:24],
+                    query_idx_i[23:QpW], kick_qpn_q[23:QpW]};
 endmodule

@@ -7,8 +7,10 @@
  * to ERR on its own. What posting does in each state is checked by
  * conf_post_send (send_refused_in_reset_init_rtr) and conf_post_recv.
  *
- * SQD and SQE are not implemented: a transition into them is EINVAL and a
- * QP is never found in them (docs/verbs.md).
+ * SQD: RTS -> SQD stops the send queue after the WQEs the hardware took
+ * (the SQ_DRAINED event when asked), receives go on, SQD -> RTS sends the
+ * rest. SQE: a UC/UD send error; the SQ is flushed, the RQ goes on, SQE ->
+ * RTS sends again (docs/verbs.md).
  */
 #include <errno.h>
 #include <string.h>
@@ -187,8 +189,10 @@ static void case_modify_refuses_attribute_not_allowed(struct conf *c)
 /*
  * Only the transitions of the state diagram are legal: RESET -> RTR/RTS,
  * INIT -> RTS, RTR -> INIT, RTS -> INIT/RTR, ERR -> INIT/RTR/RTS are EINVAL
- * (with every attribute given), and into SQD or SQE as well (not
- * implemented); the QP stays in its state.
+ * (with every attribute given), and into SQD (only RTS -> SQD, which
+ * allows none of them) or SQE (entered by the hardware only) as well; an
+ * RC QP has no SQE -> RTS even when told it is in SQE; the QP stays in its
+ * state.
  */
 static void case_modify_refuses_illegal_transitions(struct conf *c)
 {
@@ -239,6 +243,15 @@ static void case_modify_refuses_illegal_transitions(struct conf *c)
 			expect_refused(qp, &a, every, now);
 		}
 	}
+	/* RC: no SQE -> RTS, even with IBV_QP_CUR_STATE saying SQE. */
+	conf_qp_to(qp, IBV_QPS_RESET);
+	conf_qp_init(qp, CONF_ACC_ALL);
+	conf_qp_rtr(qp, r.qp1, 0, &at);
+	conf_qp_rts(qp, 0, &at);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.cur_qp_state = IBV_QPS_SQE;
+	expect_refused(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE, IBV_QPS_RTS);
 	CHECK_OK(ibv_destroy_qp(qp));
 	CHECK_OK(ibv_destroy_cq(cq));
 	conf_rig_close(&r);
@@ -431,6 +444,199 @@ static void case_query_reports_err_entered_by_hardware(struct conf *c)
 	conf_rig_close(&r);
 }
 
+/* Two SENDs of 64 bytes from r->qp0 into receives posted at r->qp1. */
+static void send2(struct conf_rig *r, uint64_t id, size_t off)
+{
+	struct ibv_recv_wr rw;
+	struct ibv_send_wr w;
+	struct ibv_sge rs, ss;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		rs = t_sge(&r->rbuf, off + 64 * (size_t)i, 64);
+		conf_recv_wr(&rw, id + (uint64_t)i, &rs, 1);
+		POST_RECV_OK(r->qp1, &rw);
+		ss = t_sge(&r->src, off + 64 * (size_t)i, 64);
+		conf_send_wr(&w, id + (uint64_t)i, IBV_WR_SEND, IBV_SEND_SIGNALED,
+			     &ss, 1);
+		POST_SEND_OK(r->qp0, &w);
+	}
+}
+
+static void modify_state(struct ibv_qp *qp, enum ibv_qp_state to, int notify)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = to;
+	a.en_sqd_async_notify = notify;
+	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+			       (notify ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0)));
+}
+
+static int sq_draining(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	CHECK_OK(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia));
+	CHECK_EQ(a.qp_state, IBV_QPS_SQD);
+	return a.sq_draining;
+}
+
+/*
+ * ibv_post_recv(3): receives are processed in SQD. ibv_modify_qp(3) RTS ->
+ * SQD (with IBV_QP_EN_SQD_ASYNC_NOTIFY): the send queue stops, the
+ * IBV_EVENT_SQ_DRAINED event says so, ibv_query_qp() reports SQD, not
+ * draining; SENDs posted in SQD wait (no completion, nothing arrives) while
+ * a SEND from the peer is received; SQD -> RTS sends them.
+ */
+static void case_sqd_stops_send_queue_receives_go_on(struct conf *c)
+{
+	struct conf_rig r;
+	struct ibv_recv_wr rw;
+	struct ibv_send_wr w;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	int i;
+
+	conf_rig_open(c, &r, NULL);
+	send2(&r, 1, 0);
+	for (i = 0; i < 2; i++) {
+		POLL1(r.scq0, &wc);
+		EXPECT_SQ_OK(&wc, 1 + (uint64_t)i, IBV_WC_SEND, r.q0, T_ANY);
+	}
+	modify_state(r.qp0, IBV_QPS_SQD, 1);
+	EXPECT_ASYNC_EVENT(r.p.s[0].ctx, IBV_EVENT_SQ_DRAINED, r.qp0);
+	CHECK_EQ(sq_draining(r.qp0), 0);
+	CHECK_EQ(r.qp0->state, IBV_QPS_SQD);
+	send2(&r, 10, 1024);
+	EXPECT_EMPTY(r.scq0, CONF_QUIET);
+	/* The two receives of the first SENDs and nothing more. */
+	for (i = 0; i < 2; i++)
+		POLL1(r.rcq1, &wc);
+	EXPECT_EMPTY(r.rcq1, CONF_QUIET);
+	CHECK_FILL(r.rbuf.p + 1024, CONF_CANARY, 128);
+	/* The SQD QP still receives. */
+	sg = t_sge(&r.loc, 0, 64);
+	conf_recv_wr(&rw, 50, &sg, 1);
+	POST_RECV_OK(r.qp0, &rw);
+	sg = t_sge(&r.dst, 0, 64);
+	conf_send_wr(&w, 51, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
+	POST_SEND_OK(r.qp1, &w);
+	POLL1(r.rcq0, &wc);
+	EXPECT_WC_OK(&wc, 50, IBV_WC_RECV, r.q0, 64, 0, T_ANY, r.q1);
+	CHECK_MEM(r.loc.p, r.dst.p, 64);
+	POLL1(r.scq1, &wc);
+	EXPECT_SQ_OK(&wc, 51, IBV_WC_SEND, r.q1, T_ANY);
+	/* Back to RTS: the two waiting SENDs go. */
+	modify_state(r.qp0, IBV_QPS_RTS, 0);
+	CHECK_EQ(conf_qp_state(r.qp0), IBV_QPS_RTS);
+	for (i = 0; i < 2; i++) {
+		POLL1(r.scq0, &wc);
+		EXPECT_SQ_OK(&wc, 10 + (uint64_t)i, IBV_WC_SEND, r.q0, T_ANY);
+		POLL1(r.rcq1, &wc);
+		EXPECT_WC_OK(&wc, 10 + (uint64_t)i, IBV_WC_RECV, r.q1, 64, 0,
+			     T_ANY, r.q0);
+	}
+	CHECK_MEM(r.rbuf.p + 1024, r.src.p + 1024, 128);
+	conf_rig_close(&r);
+}
+
+/*
+ * RTS -> SQD while a long RDMA WRITE is under way: the WRITE is not cut
+ * short, ibv_query_qp() reports the SQ draining until it completed, the
+ * SQ_DRAINED event comes after its completion; without
+ * IBV_QP_EN_SQD_ASYNC_NOTIFY no event comes.
+ */
+static void case_sqd_drains_work_in_progress(struct conf *c)
+{
+	struct conf_rig r;
+	struct ibv_send_wr w;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+
+	conf_rig_open(c, &r, NULL);
+	sg = t_sge(&r.src, 0, CONF_BUF);
+	conf_rdma_wr(&w, 1, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, &sg, 1,
+		     &r.dst, 0);
+	POST_SEND_OK(r.qp0, &w);
+	conf_idle(r.p.s[0].ctx, 2);	/* the WQE is taken */
+	modify_state(r.qp0, IBV_QPS_SQD, 1);
+	CHECK_EQ(sq_draining(r.qp0), 1);
+	POLL1(r.scq0, &wc);
+	EXPECT_SQ_OK(&wc, 1, IBV_WC_RDMA_WRITE, r.q0, T_ANY);
+	CHECK_MEM(r.dst.p, r.src.p, CONF_BUF);
+	EXPECT_ASYNC_EVENT(r.p.s[0].ctx, IBV_EVENT_SQ_DRAINED, r.qp0);
+	CHECK_EQ(sq_draining(r.qp0), 0);
+	/* SQD -> RTS -> SQD without notification: drained, no event. */
+	modify_state(r.qp0, IBV_QPS_RTS, 0);
+	modify_state(r.qp0, IBV_QPS_SQD, 0);
+	CHECK_EQ(sq_draining(r.qp0), 0);
+	EXPECT_FD_QUIET(r.p.s[0].ctx->async_fd, T_QUIET_MS);
+	conf_rig_close(&r);
+}
+
+/*
+ * A send error of a UC QP (a SEND with an lkey that does not exist) takes
+ * it to SQE (ibv_query_qp), not ERR: SENDs posted after it complete with
+ * IBV_WC_WR_FLUSH_ERR, its receive queue goes on (ibv_post_recv(3):
+ * receives are processed in SQE), and SQE -> RTS sends again.
+ */
+static void case_sqe_after_uc_send_error_rq_goes_on(struct conf *c)
+{
+	struct t_pair_cfg cfg;
+	struct conf_rig r;
+	struct ibv_recv_wr rw;
+	struct ibv_send_wr w;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+
+	conf_rig_cfg(c, &cfg);
+	cfg.qp_type = IBV_QPT_UC;
+	conf_rig_open(c, &r, &cfg);
+	sg = t_sge(&r.src, 0, 64);
+	sg.lkey ^= 0x5a00;
+	conf_send_wr(&w, 1, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
+	POST_SEND_OK(r.qp0, &w);
+	POLL1(r.scq0, &wc);
+	EXPECT_WC_ERR(&wc, 1, IBV_WC_LOC_PROT_ERR, r.q0);
+	CHECK_EQ(conf_qp_state(r.qp0), IBV_QPS_SQE);
+	CHECK_EQ(r.qp0->state, IBV_QPS_SQE);
+	sg = t_sge(&r.src, 0, 64);
+	conf_send_wr(&w, 2, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
+	POST_SEND_OK(r.qp0, &w);
+	POLL1(r.scq0, &wc);
+	EXPECT_WC_ERR(&wc, 2, IBV_WC_WR_FLUSH_ERR, r.q0);
+	/* Receives go on. */
+	sg = t_sge(&r.loc, 0, 64);
+	conf_recv_wr(&rw, 50, &sg, 1);
+	POST_RECV_OK(r.qp0, &rw);
+	sg = t_sge(&r.dst, 0, 64);
+	conf_send_wr(&w, 51, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
+	POST_SEND_OK(r.qp1, &w);
+	POLL1(r.rcq0, &wc);
+	EXPECT_WC_OK(&wc, 50, IBV_WC_RECV, r.q0, 64, 0, T_ANY, r.q1);
+	CHECK_MEM(r.loc.p, r.dst.p, 64);
+	POLL1(r.scq1, &wc);
+	EXPECT_SQ_OK(&wc, 51, IBV_WC_SEND, r.q1, T_ANY);
+	/* SQE -> RTS: the SQ sends again. */
+	modify_state(r.qp0, IBV_QPS_RTS, 0);
+	CHECK_EQ(conf_qp_state(r.qp0), IBV_QPS_RTS);
+	sg = t_sge(&r.rbuf, 0, 64);
+	conf_recv_wr(&rw, 60, &sg, 1);
+	POST_RECV_OK(r.qp1, &rw);
+	sg = t_sge(&r.src, 256, 64);
+	conf_send_wr(&w, 3, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
+	POST_SEND_OK(r.qp0, &w);
+	POLL1(r.scq0, &wc);
+	EXPECT_SQ_OK(&wc, 3, IBV_WC_SEND, r.q0, T_ANY);
+	POLL1(r.rcq1, &wc);
+	EXPECT_WC_OK(&wc, 60, IBV_WC_RECV, r.q1, 64, 0, T_ANY, r.q0);
+	CHECK_MEM(r.rbuf.p, r.src.p + 256, 64);
+	conf_rig_close(&r);
+}
+
 static const struct conf_case cases[] = {
 	CONF_CASE(modify_requires_each_attribute_of_the_transition, CONF_LOCAL),
 	CONF_CASE(modify_refuses_attribute_not_allowed, CONF_LOCAL),
@@ -439,6 +645,9 @@ static const struct conf_case cases[] = {
 	CONF_CASE(query_reports_modified_attributes, CONF_LOCAL),
 	CONF_CASE(query_reports_psns_after_traffic, CONF_BOTH),
 	CONF_CASE(query_reports_err_entered_by_hardware, CONF_BOTH),
+	CONF_CASE(sqd_stops_send_queue_receives_go_on, CONF_BOTH),
+	CONF_CASE(sqd_drains_work_in_progress, CONF_BOTH),
+	CONF_CASE(sqe_after_uc_send_error_rq_goes_on, CONF_BOTH),
 };
 
 int main(int argc, char **argv)
