@@ -416,7 +416,8 @@ module rnic_top #(
     else if (!rd_req_hs && rd_rsp_end) rd_out_q <= rd_out_q - 9'd1;
   end
   assign cmd_quiet = infl_ready && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
-                     wqe_ready && !txa_valid[0] && !txd_valid && txb_intake_idle &&
+                     wqe_ready && !txa_valid[0] && !txa_valid[1] && !txd_valid &&
+                     txb_intake_idle &&
                      (rd_out_q == 9'd0) && !dma_rd_req_valid_o;
   logic ev_scqe, ev_rcqe;
   logic [23:0] ev_cqe_qpn;

@@ -115,11 +115,17 @@ module rnic_mmio #(
   // the command done, no DMA of the QP's rings is in flight (it may unmap
   // them) and the CQEs the QP produced before the reset are in its CQs (the
   // DMA writes are ordered before the status read's completion), so the
-  // library's CQ clean removes them all.
-  logic busy_q, reset_go;
+  // library's CQ clean removes them all. An MR_WRITE that invalidates (the
+  // deregistration) waits the same way: the message being sent or answered
+  // with the MR's bytes has read them all before the driver unmaps the pages
+  // (a later packet checks the key again: a resent WQE at the requester,
+  // every WRITE packet at the responder).
+  logic busy_q, reset_go, mr_inval_go;
   assign reset_go = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp)) &&
                     (args_q[1][24 + rnic_pkg::QpFlagResetSq] ||
                      args_q[1][24 + rnic_pkg::QpFlagResetRq]);
+  assign mr_inval_go = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr)) &&
+                       !args_q[0][32];
   assign qp_wr_o = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp));
   assign cq_wr_o = go && (go_op == CmdCqWrite) && (mmio_wdata_i[31:8] < 24'(NCq));
   assign mr_wr_o = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr));
@@ -138,7 +144,7 @@ module rnic_mmio #(
     end else begin
       if (wr && (addr[15:6] == RegCmdArg0[15:6])) args_q[addr[5:3]] <= mmio_wdata_i;
       // quiet_i counts from the cycle after the context write.
-      if (reset_go) busy_q <= 1'b1;
+      if (reset_go || mr_inval_go) busy_q <= 1'b1;
       else if (quiet_i) busy_q <= 1'b0;
       if (wr && (addr == RegPortMac)) mac_q <= mmio_wdata_i[47:0];
       if (wr && (addr == RegPortIp)) ip_q <= mmio_wdata_i[31:0];

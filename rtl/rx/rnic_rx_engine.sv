@@ -158,7 +158,8 @@ module rnic_rx_engine #(
   logic [15:0] rq_pi_q [NQp];
   logic [15:0] rq_ci_q [NQp];
   logic [31:0] rmsg_off_q [NQp];
-  logic [63:0] wr_addr_q [NQp];
+  logic [31:0] wr_rkey_q [NQp];  // WRITE in progress: its rkey and the VA
+  logic [63:0] wr_va_q [NQp];    // of its next packet (checked per packet)
   logic [31:0] wr_left_q [NQp];
   logic [31:0] wr_len_q [NQp];
   logic [1:0] seq_q [NQp];       // 0 idle, 1 inside a SEND, 2 inside a WRITE
@@ -338,9 +339,14 @@ module rnic_rx_engine #(
   logic [31:0] chk_key, chk_len;
   logic [63:0] chk_va;
   logic [3:0] chk_acc;
-  assign chk_key = chk_sge ? sge_key : d_q.reth_rkey;
-  assign chk_va = chk_sge ? sge_va : d_q.reth_va;
-  assign chk_len = chk_sge ? sge_len : is_atomic ? 32'd8 : d_q.reth_len;
+  // A WRITE's later packets are checked again with the first one's rkey
+  // (the MR may have been deregistered meanwhile).
+  logic chk_cont;
+  assign chk_cont = is_write && !is_first;
+  assign chk_key = chk_sge ? sge_key : chk_cont ? wr_rkey_q[q] : d_q.reth_rkey;
+  assign chk_va = chk_sge ? sge_va : chk_cont ? wr_va_q[q] : d_q.reth_va;
+  assign chk_len = chk_sge ? sge_len : is_atomic ? 32'd8 :
+                   chk_cont ? {19'd0, d_q.pay_len} : d_q.reth_len;
   assign chk_acc = chk_sge ? 4'b0001 : is_read_req ? 4'b0100 : is_atomic ? 4'b1000 : 4'b0010;
   // SEND_WITH_INV: the IETH holds the rkey big-endian (imm: wire bytes).
   logic [31:0] inv_key;
@@ -1226,6 +1232,7 @@ module rnic_rx_engine #(
             // remote access error.
             if (!ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
                 ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
+                (chk_cont && (d_q.pay_len != 13'd0) && !chk_ok) ||
                 ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok)) begin
               err_syn_q <= !ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ?
                            rnic_pkg::AethNakInvReq : rnic_pkg::AethNakRemAcc;
@@ -1269,16 +1276,17 @@ module rnic_rx_engine #(
                 rmsg_off_q[q] <= '0;
               end
             end else begin
-              seg_addr_q[63:0] <= is_first ? chk_bus : wr_addr_q[q];
+              seg_addr_q[63:0] <= chk_bus;
               seg_len_q <= {96'd0, 19'd0, d_q.pay_len};
               seg_poff_q <= '0;
               nseg_q <= 3'd1;
               if (is_first) begin
-                wr_addr_q[q] <= chk_bus + {51'd0, d_q.pay_len};
+                wr_rkey_q[q] <= d_q.reth_rkey;
+                wr_va_q[q] <= d_q.reth_va + {51'd0, d_q.pay_len};
                 wr_left_q[q] <= d_q.reth_len - {19'd0, d_q.pay_len};
                 wr_len_q[q] <= d_q.reth_len;
               end else begin
-                wr_addr_q[q] <= wr_addr_q[q] + {51'd0, d_q.pay_len};
+                wr_va_q[q] <= wr_va_q[q] + {51'd0, d_q.pay_len};
                 wr_left_q[q] <= wr_left_q[q] - {19'd0, d_q.pay_len};
               end
               st_q <= StPlace;
