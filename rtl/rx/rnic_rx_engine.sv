@@ -259,6 +259,22 @@ module rnic_rx_engine #(
 
   // Retire loop parameters
   logic flushing_q;       // complete everything with flush error
+  // A receive queue flush of a QP in ERR yields after FlushBatch CQEs: the
+  // QP waits in flp (each QP once; FIFO of NQp) and the engine takes other
+  // work (doorbells, packets) before the next batch, so a hostile producer
+  // index cannot hold the node for 65535 CQEs.
+  localparam logic [3:0] FlushBatch = 4'd8;
+  logic [3:0] fl_cnt_q;   // flush CQEs of this visit
+  logic flp_push, flp_pop, flp_valid, flp_in_ready;
+  logic [23:0] flp_qpn;
+  logic [NQp-1:0] flp_in_q;   // QP waiting in flp
+  logic [$clog2(NQp):0] flp_count;
+  rnic_fifo #(.Width(24), .Depth(NQp)) u_flush_pend (
+    .clk_i, .rst_ni,
+    .in_valid_i(flp_push), .in_ready_o(flp_in_ready), .in_data_i(qpn_q),
+    .out_valid_o(flp_valid), .out_ready_i(flp_pop), .out_data_o(flp_qpn),
+    .count_o(flp_count)
+  );
   logic [23:0] ack_psn_q; // highest PSN acknowledged
   logic ack_mode_q;
   logic [7:0] nak_status_q;
@@ -586,11 +602,26 @@ module rnic_rx_engine #(
   // The QP of a finished event stays selected until its progress report left.
   logic idle;
   assign idle = (st_q == StIdle) && !need_done_q && !pend_err_q;
-  assign infl_ready_o = idle;
-  assign tmr_exp_ready = idle && !infl_valid_i;
-  assign na_pop = idle && !infl_valid_i && !tmr_exp_v;
-  assign rq_db_ready_o = idle && !infl_valid_i && !tmr_exp_v && !na_v;
-  assign pkt_ready_o = idle && !infl_valid_i && !tmr_exp_v && !na_v && !rq_db_valid_i;
+  assign rq_db_ready_o = idle;
+  assign infl_ready_o = idle && !rq_db_valid_i;
+  assign tmr_exp_ready = idle && !rq_db_valid_i && !infl_valid_i;
+  assign na_pop = idle && !rq_db_valid_i && !infl_valid_i && !tmr_exp_v;
+  assign flp_pop = idle && !rq_db_valid_i && !infl_valid_i && !tmr_exp_v && !na_v && flp_valid;
+  assign pkt_ready_o = idle && !rq_db_valid_i && !infl_valid_i && !tmr_exp_v && !na_v &&
+                       !flp_valid;
+  logic fl_more, fl_yield;
+  assign fl_more = use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]);
+  assign fl_yield = (st_q == StRqFlush) && !need_cqe_q && (fl_cnt_q == FlushBatch) &&
+                    (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
+  assign flp_push = fl_yield && !flp_in_q[q] && flp_in_ready;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      flp_in_q <= '0;
+    end else begin
+      if (flp_pop) flp_in_q[flp_qpn[QpW-1:0]] <= 1'b0;
+      if (flp_push) flp_in_q[q] <= 1'b1;
+    end
+  end
 
   assign place_slot_o = slot_q;
   assign place_base_o = {8'd0, poff_q};
@@ -630,6 +661,7 @@ module rnic_rx_engine #(
       d_q <= '0;
       qpn_q <= '0;
       flushing_q <= 1'b0;
+      fl_cnt_q <= '0;
       ack_psn_q <= '0;
       ack_mode_q <= 1'b0;
       nak_status_q <= '0;
@@ -705,6 +737,7 @@ module rnic_rx_engine #(
         pend_err_qpn_q <= qp_wr_idx_i;
       end
       if (cqe_valid_o && cqe_ready_i) need_cqe_q <= 1'b0;
+      if (st_q != StRqFlush) fl_cnt_q <= '0;
       if (done_valid_o && done_ready_i) need_done_q <= 1'b0;
       if (job_valid_o && job_ready_i) job_v_q <= 1'b0;
 
@@ -726,6 +759,15 @@ module rnic_rx_engine #(
             ack_mode_q <= 1'b0;
             ret_st_q <= StRqFlush;
             st_q <= StRetire;
+          end else if (rq_db_valid_i && rq_db_data_i[63]) begin
+            // Doorbells first: they are posted MMIO writes, and one not
+            // taken stalls every later MMIO access of the node. This one
+            // is an SRQ's.
+            if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
+          end else if (rq_db_valid_i) begin
+            qpn_q <= rq_db_data_i[23:0];
+            if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
+            st_q <= StRqFlush;  // flushes only when the QP is in ERR
           end else if (infl_valid_i && (infl_in.qpn >= 24'(NQp))) begin
             // not ours to keep
           end else if (infl_valid_i) begin
@@ -752,13 +794,9 @@ module rnic_rx_engine #(
             flushing_q <= 1'b0;
             ret_st_q <= StIdle;
             st_q <= (na_d[39:16] < 24'(NQp)) ? StRetire : StIdle;
-          end else if (rq_db_valid_i && rq_db_data_i[63]) begin
-            // SRQ doorbell
-            if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
-          end else if (rq_db_valid_i) begin
-            qpn_q <= rq_db_data_i[23:0];
-            if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
-            st_q <= StRqFlush;  // flushes only when the QP is in ERR
+          end else if (flp_valid) begin
+            qpn_q <= flp_qpn;   // the next batch of a yielded flush
+            st_q <= StRqFlush;
           end else if (pkt_valid_i) begin
             {slot_q, poff_q, d_q} <= pkt_i;
             placed_q <= 1'b0;
@@ -1542,8 +1580,18 @@ module rnic_rx_engine #(
         // flushed, and the owner hears "last WQE reached".
         StRqFlush: begin
           if (!need_cqe_q) begin
-            if (((ctx.state == rnic_pkg::QpsErr) || flushing_q) && (qpn_q < 24'(NQp)) &&
+            if (fl_yield) begin
+              // Yield: the rest comes back through flp (already there, or
+              // pushed now; there is room for every QP). What ends a
+              // flush otherwise happens now.
+              release_o <= from_pkt_q && !placed_q;
+              release_slot_o <= slot_q;
+              placed_q <= 1'b1;
+              flushing_q <= 1'b0;
+              st_q <= StIdle;
+            end else if (((ctx.state == rnic_pkg::QpsErr) || flushing_q) && (qpn_q < 24'(NQp)) &&
                 (use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]))) begin
+              fl_cnt_q <= fl_cnt_q + 4'd1;
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
               cqe_q.qpn <= qpn_q;
@@ -1619,7 +1667,7 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+  assign unused = ^{flp_count, flp_qpn[23:QpW], query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
 endmodule

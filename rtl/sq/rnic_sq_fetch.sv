@@ -173,16 +173,19 @@ module rnic_sq_fetch #(
   assign db_pi = db_data_i[47:32];
   assign rewind_ready_o = !(issue && h_more);
   assign rewind_take = rewind_valid_i && rewind_ready_o;
-  assign done_ready_o = !(issue && h_more) && !rewind_valid_i;
+  // A doorbell or completion whose QP needs no push (it is queued) is
+  // taken at once: a doorbell not taken stalls all MMIO of the node.
+  assign done_ready_o = (!(issue && h_more) && !rewind_valid_i) || !done_needs;
   assign done_take = done_valid_i && done_ready_o;
-  assign db_ready_o = !(issue && h_more) && !rewind_valid_i && !done_valid_i;
+  assign db_ready_o = (!(issue && h_more) && !rewind_valid_i && !(done_valid_i && done_needs)) ||
+                      !db_needs;
   assign db_take = db_valid_i && db_ready_o;
   // A context write may let a QP with work go on (SQD -> RTS): it is
   // queued again (one write at a time: commands are far apart).
   logic kick_v_q, kick_take;
   logic [23:0] kick_qpn_q;
-  assign kick_take = kick_v_q && !(issue && h_more) && !rewind_valid_i && !done_valid_i &&
-                     !db_valid_i;
+  assign kick_take = kick_v_q && !(issue && h_more) && !rewind_valid_i &&
+                     !(done_valid_i && done_needs) && !(db_valid_i && db_needs);
 
   // A QP needs queueing when it is not queued, or when it is the head and
   // leaves the FIFO in this very cycle (else that doorbell or completion
