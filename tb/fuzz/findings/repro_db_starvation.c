@@ -110,5 +110,13 @@ int main(void)
 	       (unsigned long long)took, (unsigned long long)rnic_sim_mmio_timeouts(sim, 0));
 	printf("FINDING db-starvation: %s\n", took > 2000 ? "reproduced" :
 	       "not reproduced (fixed?)");
+	/* Tear down (the sanitizer run reports anything left). */
+	if (rnic_qp_destroy(d0, &a) || rnic_qp_destroy(d0, &c) || rnic_qp_destroy(d1, &b) ||
+	    rnic_cq_destroy(d0, &cq0) || rnic_cq_destroy(d1, &cq1))
+		return 2;
+	rnic_pd_free(d0, pd0);
+	rnic_pd_free(d1, pd1);
+	rnic_dev_close(d0);
+	rnic_dev_close(d1);
 	return took > 2000;
 }
