@@ -253,8 +253,10 @@ RV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	rnic_lock();
 	old = qp->hw.state;
 	ret = rnic_qp_modify(qp->ctx->dev, &qp->hw, attr, attr_mask);
+	/* Even a refused modify may have learnt that the hardware moved the
+	 * QP to ERR or SQE on its own. */
+	ibqp->state = qp->hw.state;
 	if (!ret) {
-		ibqp->state = qp->hw.state;
 		if (qp->hw.state == IBV_QPS_RESET ||
 		    (old == IBV_QPS_RESET && qp->hw.state == IBV_QPS_INIT)) {
 			/* The hardware cleared its queue indices; the CQEs

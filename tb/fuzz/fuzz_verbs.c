@@ -1155,6 +1155,19 @@ static void op_modify_random(struct fz_in *in)
 	       (mask & IBV_QP_STATE) ? (int)a.qp_state : -1, mask, rc);
 	FZ_CHECK(rc == 0 || rc == EINVAL, "ibv_modify_qp(mask %#x) returned %d",
 		 mask, rc);
+	/* From RTS or SQD the library first learns whether the hardware moved
+	 * the QP to ERR or SQE; the modify starts from there. */
+	if (q->qp->state != old && (old == IBV_QPS_RTS || old == IBV_QPS_SQD) &&
+	    !(mask & IBV_QP_CUR_STATE)) {
+		enum ibv_qp_state hw = fv_hw_state(q);
+
+		if ((hw == IBV_QPS_ERR || hw == IBV_QPS_SQE) &&
+		    (rc || !(mask & IBV_QP_STATE))) {
+			FZ_CHECK(q->qp->state == hw, "modify from %d: the hardware holds %d, "
+				 "the QP says %d", old, hw, q->qp->state);
+			old = hw;
+		}
+	}
 	if (rc) {
 		FZ_CHECK(q->qp->state == old, "failed ibv_modify_qp changed the state "
 			 "%d -> %d", old, q->qp->state);
