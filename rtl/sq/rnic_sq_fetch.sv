@@ -171,6 +171,13 @@ module rnic_sq_fetch #(
   logic [15:0] db_pi;
   assign db_qpn = db_data_i[23:0];
   assign db_pi = db_data_i[47:32];
+  // A producer index behind the current one is a software bug: ignored.
+  // (Taken as 65535 WQEs ahead it would start a walk that a rewind can
+  // leave behind the completed ones: finding sq-walk-hang.)
+  logic [15:0] db_step;
+  logic db_back;
+  assign db_step = db_pi - sq_pi_q[db_qpn[QpW-1:0]];
+  assign db_back = (db_step >= 16'h8000);
   assign rewind_ready_o = !(issue && h_more);
   assign rewind_take = rewind_valid_i && rewind_ready_o;
   // A doorbell or completion whose QP needs no push (it is queued) is
@@ -248,7 +255,7 @@ module rnic_sq_fetch #(
       if (done_needs) queued_q[done_qpn_i[QpW-1:0]] <= 1'b1;
     end
     if (db_take && (db_qpn < 24'(NQp))) begin
-      sq_pi_q[db_qpn[QpW-1:0]] <= db_pi;
+      if (!db_back) sq_pi_q[db_qpn[QpW-1:0]] <= db_pi;
       if (db_needs) queued_q[db_qpn[QpW-1:0]] <= 1'b1;
     end
     if (kick_take && kick_needs) queued_q[kick_qpn_q[QpW-1:0]] <= 1'b1;

@@ -512,6 +512,13 @@ static void fw_ring(unsigned int node, int recv, uint32_t qpn, uint16_t pi)
 			FZ_LOG("  (db-starvation excluded: pi %u -> %u)\n", pi, wq->db);
 			pi = wq->db;
 		}
+		/* An SQ producer index behind the last one is ignored by the
+		 * RNIC (rnic_sq_fetch): rung, but the queue stays as it was. */
+		if (!recv && (uint16_t)(pi - wq->db) >= 0x8000) {
+			FZ_LOG("  (SQ producer index %u behind %u: ignored)\n", pi, wq->db);
+			rnic_sim_mmio_write(fw.sim, node, RNIC_REG_SQ_DB, rnic_db_wq(qpn, pi));
+			return;
+		}
 		/*
 		 * Finding rx-slot-leak (tb/fuzz/findings/): the ACK of a WQE
 		 * that has a locally failed WQE behind it leaks one of the
