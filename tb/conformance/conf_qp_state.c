@@ -474,6 +474,28 @@ static void modify_state(struct ibv_qp *qp, enum ibv_qp_state to, int notify)
 			       (notify ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0)));
 }
 
+/* A 64-byte SEND from r->qp1 into a receive posted at r->qp0 (whose SQ is
+ * stopped) arrives and completes on both sides. */
+static void peer_send_received(struct conf_rig *r)
+{
+	struct ibv_recv_wr rw;
+	struct ibv_send_wr w;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+
+	sg = t_sge(&r->loc, 0, 64);
+	conf_recv_wr(&rw, 50, &sg, 1);
+	POST_RECV_OK(r->qp0, &rw);
+	sg = t_sge(&r->dst, 0, 64);
+	conf_send_wr(&w, 51, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
+	POST_SEND_OK(r->qp1, &w);
+	POLL1(r->rcq0, &wc);
+	EXPECT_WC_OK(&wc, 50, IBV_WC_RECV, r->q0, 64, 0, T_ANY, r->q1);
+	CHECK_MEM(r->loc.p, r->dst.p, 64);
+	POLL1(r->scq1, &wc);
+	EXPECT_SQ_OK(&wc, 51, IBV_WC_SEND, r->q1, T_ANY);
+}
+
 static int sq_draining(struct ibv_qp *qp)
 {
 	struct ibv_qp_init_attr ia;
@@ -494,9 +516,6 @@ static int sq_draining(struct ibv_qp *qp)
 static void case_sqd_stops_send_queue_receives_go_on(struct conf *c)
 {
 	struct conf_rig r;
-	struct ibv_recv_wr rw;
-	struct ibv_send_wr w;
-	struct ibv_sge sg;
 	struct ibv_wc wc;
 	int i;
 
@@ -518,17 +537,7 @@ static void case_sqd_stops_send_queue_receives_go_on(struct conf *c)
 	EXPECT_EMPTY(r.rcq1, CONF_QUIET);
 	CHECK_FILL(r.rbuf.p + 1024, CONF_CANARY, 128);
 	/* The SQD QP still receives. */
-	sg = t_sge(&r.loc, 0, 64);
-	conf_recv_wr(&rw, 50, &sg, 1);
-	POST_RECV_OK(r.qp0, &rw);
-	sg = t_sge(&r.dst, 0, 64);
-	conf_send_wr(&w, 51, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
-	POST_SEND_OK(r.qp1, &w);
-	POLL1(r.rcq0, &wc);
-	EXPECT_WC_OK(&wc, 50, IBV_WC_RECV, r.q0, 64, 0, T_ANY, r.q1);
-	CHECK_MEM(r.loc.p, r.dst.p, 64);
-	POLL1(r.scq1, &wc);
-	EXPECT_SQ_OK(&wc, 51, IBV_WC_SEND, r.q1, T_ANY);
+	peer_send_received(&r);
 	/* Back to RTS: the two waiting SENDs go. */
 	modify_state(r.qp0, IBV_QPS_RTS, 0);
 	CHECK_EQ(conf_qp_state(r.qp0), IBV_QPS_RTS);
@@ -609,17 +618,7 @@ static void case_sqe_after_uc_send_error_rq_goes_on(struct conf *c)
 	POLL1(r.scq0, &wc);
 	EXPECT_WC_ERR(&wc, 2, IBV_WC_WR_FLUSH_ERR, r.q0);
 	/* Receives go on. */
-	sg = t_sge(&r.loc, 0, 64);
-	conf_recv_wr(&rw, 50, &sg, 1);
-	POST_RECV_OK(r.qp0, &rw);
-	sg = t_sge(&r.dst, 0, 64);
-	conf_send_wr(&w, 51, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1);
-	POST_SEND_OK(r.qp1, &w);
-	POLL1(r.rcq0, &wc);
-	EXPECT_WC_OK(&wc, 50, IBV_WC_RECV, r.q0, 64, 0, T_ANY, r.q1);
-	CHECK_MEM(r.loc.p, r.dst.p, 64);
-	POLL1(r.scq1, &wc);
-	EXPECT_SQ_OK(&wc, 51, IBV_WC_SEND, r.q1, T_ANY);
+	peer_send_received(&r);
 	/* SQE -> RTS: the SQ sends again. */
 	modify_state(r.qp0, IBV_QPS_RTS, 0);
 	CHECK_EQ(conf_qp_state(r.qp0), IBV_QPS_RTS);
