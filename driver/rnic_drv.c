@@ -288,10 +288,45 @@ out:
 	return ret;
 }
 
+int rnic_dma_fault(struct rnic_dev *dev, struct rnic_dma *dma, size_t off,
+		   size_t len, bool fault)
+{
+	size_t lo, hi;
+	int ret = 0;
+
+	if (!len || off + len < off || off + len > dma->len)
+		return EINVAL;
+	lo = page_down(off);
+	hi = page_up(off + len);
+	rnic_lock();
+	if (fault && dma->fault_len) {
+		ret = EBUSY;
+	} else if (fault) {
+		ret = -rnic_sim_iommu_unmap(dev->sim, dev->node, dma->iova + lo,
+					    hi - lo);
+		if (!ret) {
+			dma->fault_off = lo;
+			dma->fault_len = hi - lo;
+		}
+	} else if (dma->fault_len) {
+		ret = -rnic_sim_iommu_map(dev->sim, dev->node,
+					  dma->iova + dma->fault_off,
+					  (void *)(dma->host + dma->fault_off),
+					  dma->fault_len);
+		if (!ret)
+			dma->fault_len = 0;
+	}
+	rnic_unlock();
+	return ret;
+}
+
 void rnic_dma_unmap(struct rnic_dev *dev, struct rnic_dma *dma)
 {
 	if (!dma->len)
 		return;
+	/* Pages a fault injection took out go back first: unmap is all or
+	 * nothing. */
+	rnic_dma_fault(dev, dma, 0, dma->len, false);
 	rnic_lock();
 	if (rnic_sim_iommu_unmap(dev->sim, dev->node, dma->iova, dma->len))
 		rnic_dbg("node %u: iommu_unmap(%#llx) failed\n", dev->node,

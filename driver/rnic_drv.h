@@ -26,6 +26,7 @@
 #define RNIC_DRV_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -193,6 +194,8 @@ struct rnic_dma {
 	uintptr_t host;		/* page-aligned start of the mapped host range */
 	uint64_t iova;		/* bus address of host */
 	size_t len;		/* mapped bytes, a page multiple */
+	size_t fault_off;	/* fault injection: pages unmapped at host + */
+	size_t fault_len;	/* fault_off (0: none) */
 };
 
 /* Map the pages covering [addr, addr+len). EFAULT if some page is not
@@ -200,6 +203,14 @@ struct rnic_dma {
 int rnic_dma_map(struct rnic_dev *dev, const void *addr, size_t len,
 		 struct rnic_dma *dma);
 void rnic_dma_unmap(struct rnic_dev *dev, struct rnic_dma *dma);
+/*
+ * Fault injection: take the pages that hold [off, off+len) of the mapping
+ * out of the IOMMU (@fault), so that device accesses to them fail as if the
+ * IOMMU refused them, or put them back (!@fault). One range at a time:
+ * EBUSY while another is out, EINVAL if the range is not in the mapping.
+ */
+int rnic_dma_fault(struct rnic_dev *dev, struct rnic_dma *dma, size_t off,
+		   size_t len, bool fault);
 
 static inline uint64_t rnic_dma_iova(const struct rnic_dma *dma, const void *p)
 {

@@ -35,7 +35,7 @@ int rv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		const struct ibv_sge *sgl = wr->sg_list;
 		unsigned int nsge = (unsigned int)wr->num_sge;
-		unsigned int i, n = 0;
+		unsigned int i;
 		uint64_t bytes = 0;
 		uint8_t *wqe;
 
@@ -49,17 +49,15 @@ int rv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		}
 		wqe = rq->buf + ((size_t)(pi & rq->mask) << rq->log_stride);
 		for (i = 0; i < nsge; i++) {
-			uint32_t len = sgl[i].length;
+			/* Length 0 is 2^31 bytes (the largest message). */
+			uint32_t len = sgl[i].length ? sgl[i].length : RV_SGE_LEN0;
 
-			if (unlikely(!len))
-				continue;
-			n++;
-			rv_put_seg(wqe + n * RNIC_SEG_SIZE,
+			rv_put_seg(wqe + (i + 1) * RNIC_SEG_SIZE,
 				   len | (uint64_t)sgl[i].lkey << 32, sgl[i].addr);
 			bytes += len;
 		}
 		/* Header: number of SGEs, WQE index. */
-		rv_put_seg(wqe, n | (uint64_t)pi << 16, 0);
+		rv_put_seg(wqe, nsge | (uint64_t)pi << 16, 0);
 
 		rq->wrid[pi & rq->mask] = wr->wr_id;
 		if (unlikely(rv_tl_enabled))

@@ -33,6 +33,8 @@
 #define RV_POLL_WAIT_CYCLES	256
 /* Nominal core clock (docs/time-model.md): 1 ms of simulated time. */
 #define RV_CYCLES_PER_MS	250000ULL
+/* A receive SGE of length 0 holds 2^31 bytes (rdmamojo ibv_post_recv). */
+#define RV_SGE_LEN0		0x80000000u
 
 struct rv_device {
 	struct ibv_device ibdev;

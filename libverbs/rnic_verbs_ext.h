@@ -7,6 +7,7 @@
 #ifndef RNIC_VERBS_EXT_H
 #define RNIC_VERBS_EXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -40,6 +41,23 @@ int rnic_verbs_wire_drop(unsigned int node, int opcode, int64_t psn,
 uint64_t rnic_verbs_wire_drop_hits(unsigned int node);
 /* Frames node @node has sent on the wire so far. */
 uint64_t rnic_verbs_wire_frames(unsigned int node);
+
+/*
+ * DMA fault injection (version node RNIC_VERBS_1.4): take the IOMMU pages
+ * that hold bytes [@off, @off+@len) of @mr out of the RNIC's IOMMU
+ * (@fault != 0), as if the IOMMU refused the device's accesses to them, or
+ * put them back (@fault == 0). The MR itself stays valid: its keys pass the
+ * RNIC's checks and the accesses fail in the IOMMU. One range per MR at a
+ * time; ibv_dereg_mr puts it back. Returns 0 or an errno (EINVAL: range
+ * outside the MR, EBUSY: another range is out).
+ */
+struct ibv_mr;
+int rnic_verbs_mr_dma_fault(struct ibv_mr *mr, size_t off, size_t len,
+			    int fault);
+/* DMA accesses of node @node that the IOMMU refused so far. */
+uint64_t rnic_verbs_iommu_faults(unsigned int node);
+/* Payload reads of node @node's TX builder that failed (DMA_RD_ERR). */
+uint64_t rnic_verbs_dma_rd_errors(unsigned int node);
 
 #ifdef __cplusplus
 }

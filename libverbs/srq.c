@@ -191,7 +191,7 @@ int rv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		const struct ibv_sge *sgl = wr->sg_list;
 		unsigned int nsge = (unsigned int)wr->num_sge;
-		unsigned int i, n = 0, slot = pi & srq->mask;
+		unsigned int i, slot = pi & srq->mask;
 		uint8_t *wqe;
 
 		if (unlikely(srq->busy[slot])) {
@@ -204,15 +204,13 @@ int rv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		}
 		wqe = srq->buf + ((size_t)slot << srq->log_stride);
 		for (i = 0; i < nsge; i++) {
-			uint32_t len = sgl[i].length;
+			/* Length 0 is 2^31 bytes (the largest message). */
+			uint32_t len = sgl[i].length ? sgl[i].length : RV_SGE_LEN0;
 
-			if (!len)
-				continue;
-			n++;
-			rv_put_seg(wqe + n * RNIC_SEG_SIZE,
+			rv_put_seg(wqe + (i + 1) * RNIC_SEG_SIZE,
 				   len | (uint64_t)sgl[i].lkey << 32, sgl[i].addr);
 		}
-		rv_put_seg(wqe, n | (uint64_t)pi << 16, 0);
+		rv_put_seg(wqe, nsge | (uint64_t)pi << 16, 0);
 		srq->wrid[slot] = wr->wr_id;
 		srq->busy[slot] = 1;
 		pi++;

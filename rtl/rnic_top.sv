@@ -284,7 +284,7 @@ module rnic_top #(
     .valid_o(txd_valid), .ready_i(txd_ready), .txd_o(txd)
   );
 
-  logic ev_tx_first, ev_tx_last, noack_valid, noack_ready;
+  logic ev_tx_first, ev_tx_last, noack_valid, noack_err, noack_ready;
   logic [23:0] ev_tx_qpn;
   logic [15:0] ev_tx_idx;
   rnic_tx_builder #(.DataW(DataW)) u_tx_builder (
@@ -299,7 +299,8 @@ module rnic_top #(
     .rd_rsp_err_i(dma_rd_rsp_err_i),
     .tx_valid_o, .tx_ready_i, .tx_data_o, .tx_keep_o, .tx_last_o,
     .ev_first_o(ev_tx_first), .ev_last_o(ev_tx_last), .ev_qpn_o(ev_tx_qpn),
-    .ev_idx_o(ev_tx_idx), .noack_valid_o(noack_valid), .noack_ready_i(noack_ready),
+    .ev_idx_o(ev_tx_idx), .noack_valid_o(noack_valid), .noack_err_o(noack_err),
+    .noack_ready_i(noack_ready),
     .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err), .intake_idle_o(txb_intake_idle)
   );
 
@@ -375,7 +376,8 @@ module rnic_top #(
     .rd_done_o(rd_done), .rd_done_qpn_o(rd_done_qpn),
     .ring_rd_qpn_i(ring_rd_qpn), .ring_rd_idx_i(ring_rd_idx), .ring_rd_v_o(ring_rd_v),
     .ring_rd_o(ring_rd),
-    .noack_valid_i(noack_valid), .noack_ready_o(noack_ready), .noack_qpn_i(ev_tx_qpn),
+    .noack_valid_i(noack_valid), .noack_err_i(noack_err), .noack_ready_o(noack_ready),
+    .noack_qpn_i(ev_tx_qpn),
     .noack_idx_i(ev_tx_idx),
     .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
     .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),

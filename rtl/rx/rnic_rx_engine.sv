@@ -115,8 +115,11 @@ module rnic_rx_engine #(
   // A READ/atomic WQE left the ring (its requester credit returns)
   output logic        rd_done_o,
   output logic [23:0] rd_done_qpn_o,
-  // UC/UD: the last frame of a send WQE left (rnic_tx_builder)
+  // UC/UD: the last frame of a send WQE left (rnic_tx_builder); with
+  // noack_err_i: a request frame of the WQE was dropped, its payload read
+  // failed (any QP type)
   input  logic        noack_valid_i,
+  input  logic        noack_err_i,
   output logic        noack_ready_o,
   input  logic [23:0] noack_qpn_i,
   input  logic [15:0] noack_idx_i,
@@ -196,7 +199,7 @@ module rnic_rx_engine #(
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
-    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StNoAck, StInv, StInvWr
+    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StTxFault, StInv, StInvWr
   } state_e;
   state_e st_q, ret_st_q;
 
@@ -253,6 +256,17 @@ module rnic_rx_engine #(
   assign ring_rd_o = ring_q[{ring_rd_qpn_i[QpW-1:0], ring_rd_idx_i[RingW-1:0]}];
   assign ring_rd_v_o = (ring_rd_qpn_i < 24'(NQp)) &&
                        ring_v_q[ring_rd_qpn_i[QpW-1:0]][ring_rd_idx_i[RingW-1:0]];
+
+  // The record of a WQE whose frame the TX builder dropped (StTxFault)
+  logic [RingW-1:0] fault_slot;
+  rnic_pkg::infl_t fault_rec, fault_upd;
+  assign fault_slot = noack_idx_q[RingW-1:0];
+  assign fault_rec = ring_q[{q, fault_slot}];
+  always_comb begin
+    fault_upd = fault_rec;
+    fault_upd.kind = rnic_pkg::InflLocalErr;
+    fault_upd.status = rnic_pkg::WcGeneralErr;
+  end
 
   logic pend_err_q;          // driver moved a QP to ERR: flush it
   logic [23:0] pend_err_qpn_q;
@@ -330,7 +344,8 @@ module rnic_rx_engine #(
   // SGE mapping: message bytes [moff, moff+plen) onto the WQE's SGEs
   // ---------------------------------------------------------------------------
   logic [2:0] sge_first_q, sge_cnt_q, sge_i_q;
-  logic [31:0] moff_q, acc_q;
+  logic [31:0] moff_q;
+  logic [33:0] acc_q;      // message bytes the SGEs before sge_i_q hold (4 x 2^32 max)
   logic [12:0] plen_q;
   logic [2:0] nseg_q;
   logic [255:0] seg_addr_q;
@@ -347,9 +362,18 @@ module rnic_rx_engine #(
   assign sge_key = sge[63:32];
   assign sge_va = sge[127:64];
 
+  logic [33:0] m_lo, m_hi, s_lo, s_hi, s_end;   // overlap of this packet's bytes and the SGE
+  assign m_lo = {2'd0, moff_q};
+  assign m_hi = {2'd0, moff_q} + {21'd0, plen_q};
+  assign s_end = acc_q + {2'd0, sge_len};
+  assign s_lo = (acc_q > m_lo) ? acc_q : m_lo;
+  assign s_hi = (s_end < m_hi) ? s_end : m_hi;
+
   // Key check: SGE (local write) while mapping a receive or response, the
   // request's rkey otherwise (READ: remote read, atomic: remote atomic,
-  // WRITE: remote write).
+  // WRITE: remote write). An SGE is checked for the bytes this packet puts
+  // into it, when they are written: a receive SGE may be longer than the
+  // message (length 0 is 2^31 bytes) and its MR.
   logic chk_sge;
   assign chk_sge = (st_q == StMap) && !is_write && !is_read_req && !is_atomic;
   logic [31:0] chk_key, chk_len;
@@ -360,8 +384,10 @@ module rnic_rx_engine #(
   logic chk_cont;
   assign chk_cont = is_write && !is_first;
   assign chk_key = chk_sge ? sge_key : chk_cont ? wr_rkey_q[q] : d_q.reth_rkey;
-  assign chk_va = chk_sge ? sge_va : chk_cont ? wr_va_q[q] : d_q.reth_va;
-  assign chk_len = chk_sge ? sge_len : is_atomic ? 32'd8 :
+  logic [33:0] sge_off;   // where in the SGE this packet's bytes start
+  assign sge_off = s_lo - acc_q;
+  assign chk_va = chk_sge ? sge_va + {30'd0, sge_off} : chk_cont ? wr_va_q[q] : d_q.reth_va;
+  assign chk_len = chk_sge ? 32'(s_hi - s_lo) : is_atomic ? 32'd8 :
                    chk_cont ? {19'd0, d_q.pay_len} : d_q.reth_len;
   assign chk_acc = chk_sge ? 4'b0001 : is_read_req ? 4'b0100 : is_atomic ? 4'b1000 : 4'b0010;
   // SEND_WITH_INV: the IETH holds the rkey big-endian (imm: wire bytes).
@@ -392,11 +418,6 @@ module rnic_rx_engine #(
   assign mr_upd_idx_o = inv_key[31:8];
   assign mr_upd_o = inv_upd;
 
-  logic [31:0] m_lo, m_hi, s_lo, s_hi;   // overlap of message range and SGE
-  assign m_lo = moff_q;
-  assign m_hi = moff_q + {19'd0, plen_q};
-  assign s_lo = (acc_q > m_lo) ? acc_q : m_lo;
-  assign s_hi = ((acc_q + sge_len) < m_hi) ? (acc_q + sge_len) : m_hi;
 
   // ---------------------------------------------------------------------------
   // Packet classification
@@ -549,13 +570,14 @@ module rnic_rx_engine #(
     .exp_rnr_o(tmr_exp_rnr)
   );
 
-  // UC/UD send completions from the TX builder
+  // UC/UD send completions and payload read failures from the TX builder
   logic na_v, na_pop;
-  logic [39:0] na_d;
+  logic [40:0] na_d;
   logic [3:0] na_cnt;
-  rnic_fifo #(.Width(40), .Depth(8)) u_noack (
+  rnic_fifo #(.Width(41), .Depth(8)) u_noack (
     .clk_i, .rst_ni,
-    .in_valid_i(noack_valid_i), .in_ready_o(noack_ready_o), .in_data_i({noack_qpn_i, noack_idx_i}),
+    .in_valid_i(noack_valid_i), .in_ready_o(noack_ready_o),
+    .in_data_i({noack_err_i, noack_qpn_i, noack_idx_i}),
     .out_valid_o(na_v), .out_ready_i(na_pop), .out_data_o(na_d), .count_o(na_cnt)
   );
 
@@ -789,11 +811,11 @@ module rnic_rx_engine #(
           end else if (na_v) begin
             qpn_q <= na_d[39:16];
             noack_idx_q <= na_d[15:0];
-            noack_mode_q <= 1'b1;
+            noack_mode_q <= !na_d[40];
             ack_mode_q <= 1'b0;
             flushing_q <= 1'b0;
             ret_st_q <= StIdle;
-            st_q <= (na_d[39:16] < 24'(NQp)) ? StRetire : StIdle;
+            st_q <= (na_d[39:16] >= 24'(NQp)) ? StIdle : na_d[40] ? StTxFault : StRetire;
           end else if (flp_valid) begin
             qpn_q <= flp_qpn;   // the next batch of a yielded flush
             st_q <= StRqFlush;
@@ -849,6 +871,17 @@ module rnic_rx_engine #(
           end
           st_q <= StRetire;
         end
+        // A frame of WQE noack_idx_q was not sent (its payload read failed):
+        // the WQE fails with IBV_WC_GENERAL_ERR when it is the head. A
+        // record already gone (or reused by a later WQE) is left alone.
+        StTxFault: begin
+          if (ring_v_q[q][fault_slot] && (fault_rec.wqe_idx == noack_idx_q) &&
+              ((fault_rec.kind == rnic_pkg::InflNormal) ||
+               (fault_rec.kind == rnic_pkg::InflNoAck))) begin
+            ring_q[{q, fault_slot}] <= fault_upd;
+          end
+          st_q <= StRetire;
+        end
         StRetire: begin
           // Complete the head record if it may complete now.
           // cqe_q is one register: a completion still waiting to be written
@@ -856,8 +889,10 @@ module rnic_rx_engine #(
           if (!need_cqe_q) begin
             st_q <= ret_st_q;
             if (head_v) begin
+              // In SQE every WQE after the failed one is flushed, also one
+              // whose frames had already left.
               if (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
-                  (head.kind == rnic_pkg::InflFlush)) begin
+                  (ctx.state == rnic_pkg::QpsSqe) || (head.kind == rnic_pkg::InflFlush)) begin
                 cqe_q <= '0;
                 cqe_q.status <= rnic_pkg::WcWrFlushErr;
                 cqe_q.opcode <= head.wc_op;
@@ -880,9 +915,10 @@ module rnic_rx_engine #(
                 qp_err_o <= 1'b1;
                 qp_err_qpn_o <= qpn_q;
                 // A UC/UD send error takes the QP to SQE: the rest of the
-                // SQ is flushed (flush records), the RQ goes on. RC: ERR.
+                // SQ is flushed (the records here now, flush records for the
+                // WQEs not fetched yet), the RQ goes on. RC: ERR.
                 qp_err_sqe_o <= qp_uc || qp_ud;
-                flushing_q <= !(qp_uc || qp_ud);
+                flushing_q <= 1'b1;
                 ret_st_q <= (qp_uc || qp_ud) ? StIdle : StRqFlush;
                 st_q <= StRetireOut;
               end else if ((noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
@@ -1364,13 +1400,13 @@ module rnic_rx_engine #(
               if (!chk_ok) map_prot_q <= 1'b1;
               if (nseg_q == 3'd4) map_ovf_q <= 1'b1;
               else begin
-                seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus + {32'd0, s_lo - acc_q};
-                seg_len_q[nseg_q[1:0]*32 +: 32] <= s_hi - s_lo;
+                seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus;
+                seg_len_q[nseg_q[1:0]*32 +: 32] <= 32'(s_hi - s_lo);
                 seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo) - adj_q;
                 nseg_q <= nseg_q + 3'd1;
               end
             end
-            acc_q <= acc_q + sge_len;
+            acc_q <= s_end;
             sge_i_q <= sge_i_q + 3'd1;
           end
         end

@@ -8,6 +8,9 @@
 // finished frame. With three slots one frame is on the wire, one is being
 // packed and the reads of a third are in flight. The emitter appends pad bytes and the ICRC,
 // computed over the masked headers and payload as the frame streams out.
+// A frame whose payload read failed (the IOMMU refused it) is not sent: a
+// request frame's WQE is reported to the completer, which fails it with
+// IBV_WC_GENERAL_ERR; a READ response is dropped (the requester retries).
 module rnic_tx_builder #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NSlots = 3,
@@ -44,11 +47,13 @@ module rnic_tx_builder #(
   output logic [23:0] ev_qpn_o,
   output logic [15:0] ev_idx_o,
   // The last frame of a UC/UD message starts on the wire: its payload has
-  // been read, so the send WQE may complete (no ACK will come). The frame
-  // waits while noack_ready_i is low; noack_ready_i may only fall after a
-  // noack_valid_o (it is a FIFO's in_ready), so an offered frame stays
-  // offered.
+  // been read, so the send WQE may complete (no ACK will come). Or, with
+  // noack_err_o, a request frame was dropped because its payload read
+  // failed: its WQE fails. The frame waits while noack_ready_i is low;
+  // noack_ready_i may only fall after a noack_valid_o (it is a FIFO's
+  // in_ready), so an offered frame stays offered.
   output logic        noack_valid_o,
+  output logic        noack_err_o,
   input  logic        noack_ready_i,
   output logic [63:0] cnt_pkts_o,
   output logic [63:0] cnt_rd_err_o,
@@ -233,13 +238,13 @@ module rnic_tx_builder #(
   assign ibase = (WordW+SlotW)'(islot_q) * (WordW+SlotW)'(Words);
 
   // Assembly queue: what assembly needs to know of a frame.
-  localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 1 + 24 + 16;
+  localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 1 + 1 + 24 + 16;
   logic aq_push, aq_in_ready, aq_valid, aq_pop;
   logic [AqW-1:0] aq_in, aq_out;
   logic [$clog2(QDepth):0] aq_count;
   assign aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
-                  d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc), d_q.qpn,
-                  d_q.wqe_idx};
+                  d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
+                  rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
   assign aq_push = (in_q == InPush) && aq_in_ready;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -290,15 +295,16 @@ module rnic_tx_builder #(
   logic [15:0] a_hdr_len, a_pay_end, a_len, a_idx;
   logic [2:0] a_nchunk;
   logic [51:0] a_chunk_len;
-  logic a_first, a_last, a_noack;
+  logic a_first, a_last, a_noack, a_resp;
   logic [23:0] a_qpn;
   assign {a_slot, a_hdr_len, a_pay_end, a_len, a_nchunk, a_chunk_len, a_first, a_last,
-          a_noack, a_qpn, a_idx} = aq_out;
+          a_noack, a_resp, a_qpn, a_idx} = aq_out;
 
   logic a_run_q;                    // beats of the head frame are being packed
   logic [2:0] rsp_i_q;              // chunk whose beats arrive
   logic [12:0] rsp_left_q;          // bytes of that chunk still to come
   logic [15:0] woff_q;              // byte offset of the next payload byte
+  logic a_err_q;                    // a payload read of the head frame failed
 
   assign rd_rsp_ready_o = aq_valid && a_run_q && (rsp_i_q < a_nchunk);
   logic beat;
@@ -323,13 +329,14 @@ module rnic_tx_builder #(
 
   // Emit queue
   logic eq_push, eq_valid, eq_pop, eq_in_ready;
-  logic [SlotW+16+16+1+1+1+24+16-1:0] eq_in, eq_out;
+  logic [SlotW+16+16+1+1+1+1+1+24+16-1:0] eq_in, eq_out;
   logic [$clog2(QDepth):0] eq_count;
   logic a_done;
   assign a_done = aq_valid && a_run_q && (rsp_i_q == a_nchunk);
   assign eq_push = a_done && eq_in_ready;
   assign aq_pop = eq_push;
-  assign eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_qpn, a_idx};
+  assign eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
+                  a_idx};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -337,10 +344,12 @@ module rnic_tx_builder #(
       rsp_i_q <= '0;
       rsp_left_q <= '0;
       woff_q <= '0;
+      a_err_q <= 1'b0;
       cnt_rd_err_o <= '0;
     end else if (!a_run_q) begin
       if (aq_valid) begin
         a_run_q <= 1'b1;
+        a_err_q <= 1'b0;
         rsp_i_q <= '0;
         rsp_left_q <= a_chunk_len[12:0];
         woff_q <= a_hdr_len;
@@ -351,6 +360,7 @@ module rnic_tx_builder #(
       woff_q <= woff_q + {3'd0, nbytes};
       // One count per failed read (the error flag is on every beat of it).
       if (rd_rsp_err_i && rd_rsp_last_i) cnt_rd_err_o <= cnt_rd_err_o + 64'd1;
+      if (rd_rsp_err_i) a_err_q <= 1'b1;
       if (rd_rsp_last_i) begin
         rsp_i_q <= rsp_i_q + 3'd1;
         rsp_left_q <= a_chunk_len[2'(rsp_i_q[1:0] + 2'd1)*13 +: 13];
@@ -385,11 +395,12 @@ module rnic_tx_builder #(
   // Emission with pad and ICRC
   // ---------------------------------------------------------------------------
   logic [SlotW-1:0] e_slot;
-  logic e_first, e_last, e_noack;
+  logic e_first, e_last, e_noack, e_resp, e_err;
   logic [15:0] e_pay_end, e_len;
   logic [23:0] e_qpn;
   logic [15:0] e_idx;
-  assign {e_slot, e_pay_end, e_len, e_first, e_last, e_noack, e_qpn, e_idx} = eq_out;
+  assign {e_slot, e_pay_end, e_len, e_first, e_last, e_noack, e_resp, e_err, e_qpn,
+          e_idx} = eq_out;
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
@@ -429,19 +440,24 @@ module rnic_tx_builder #(
     olast = ((16'(ew_q) + 16'd1) * 16'(Bytes) >= e_len + 16'd4);
   end
 
-  // A UC/UD message's last frame starts only when its completion can be taken.
-  logic e_hold, tx_go;
-  assign e_hold = (ew_q == '0) && e_last && e_noack && !noack_ready_i;
-  assign tx_valid_o = eq_valid && !e_hold;
+  // A UC/UD message's last frame starts only when its completion can be
+  // taken, a failed request frame is dropped only when its report can be.
+  // A failed frame never starts, so ew_q is 0 while it is the head.
+  logic e_hold, e_report, tx_go, e_drop;
+  assign e_report = e_err ? !e_resp : (e_last && e_noack);
+  assign e_hold = (ew_q == '0) && e_report && !noack_ready_i;
+  assign tx_valid_o = eq_valid && !e_err && !e_hold;
   assign tx_data_o = odata;
   assign tx_keep_o = okeep;
   assign tx_last_o = olast;
   assign tx_go = tx_valid_o && tx_ready_i;
-  assign eq_pop = tx_go && olast;
+  assign e_drop = eq_valid && e_err && !e_hold;
+  assign eq_pop = (tx_go && olast) || e_drop;
 
   assign ev_first_o = tx_go && (ew_q == '0) && e_first;
   assign ev_last_o = tx_go && (ew_q == '0) && e_last;
-  assign noack_valid_o = tx_go && (ew_q == '0) && e_last && e_noack;
+  assign noack_valid_o = ((tx_go && (ew_q == '0)) || e_drop) && e_report;
+  assign noack_err_o = e_err;
   assign ev_qpn_o = e_qpn;
   assign ev_idx_o = e_idx;
 

@@ -597,7 +597,9 @@ static void case_zero_length_receive(struct conf *c)
 /*
  * ibv_sge length "The value 0 is a special value and is equal to 2^{31}
  * bytes (and not zero bytes, as one might imagine)": a receive whose only
- * SGE has length 0 takes a 100-byte SEND into its buffer.
+ * SGE has length 0 takes a 100-byte SEND, and the next one (at byte 1000
+ * of the buffer) a 40000-byte SEND; the bytes around them are untouched.
+ * The SGE reaches far past its MR: it is checked for the bytes written.
  */
 static void case_sge_length_0_means_2g(struct conf *c)
 {
@@ -605,10 +607,17 @@ static void case_sge_length_0_means_2g(struct conf *c)
 
 	conf_rig_open(c, &r, NULL);
 	post_recv_at(&r, 1, 0, 0);
+	post_recv_at(&r, 3, 1000, 0);
 	send_at(&r, 2, 0, 100);
+	send_at(&r, 4, 100, 40000);
 	expect_recv(&r, 1, 100);
+	expect_recv(&r, 3, 40000);
 	expect_sent(&r, 2);
+	expect_sent(&r, 4);
 	CHECK_MEM(r.rbuf.p, r.src.p, 100);
+	CHECK_FILL(r.rbuf.p + 100, CONF_CANARY, 900);
+	CHECK_MEM(r.rbuf.p + 1000, r.src.p + 100, 40000);
+	CHECK_FILL(r.rbuf.p + 41000, CONF_CANARY, CONF_BUF - 41000);
 	conf_rig_close(&r);
 }
 

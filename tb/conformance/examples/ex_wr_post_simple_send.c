@@ -6,14 +6,16 @@
  * IBV_QP_EX_WITH_SEND. `data` is 8 registered bytes; the page passes &data
  * where ibv_wr_set_sge() takes a uint64_t (built with -Wno-int-conversion).
  *
- * The outcome a simple send has: ibv_wr_complete() returns 0, the peer
- * receives the 8 bytes of data, the sender gets wr_id 1 (signaled).
- * As stored, the snippet has no builder (ibv_wr_send()) before the setter,
- * so there is no send: the library refuses a setter without a builder
- * (ibv_wr_complete() EINVAL). Listed in RNIC_CONF_PENDING.
+ * The stored text lost the builder line of rdma-core's page
+ * ("ibv_wr_send(qpx);" before the setter). As stored, the block sets an SGE
+ * with no WR to set it on: a bad WR, so ibv_wr_complete() fails (EINVAL)
+ * and discards the batch; nothing is sent. The block then runs again after
+ * the lost ibv_wr_send(qpx): ibv_wr_complete() returns 0, the peer receives
+ * the 8 bytes of data, the sender gets wr_id 1 (signaled).
  */
 #define _DEFAULT_SOURCE
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,8 +47,20 @@ int main(void)
 	sg = t_sge(&dst, 0, 64);
 	POST_RECV(p.s[1].qp, 5, &sg, 1);
 
+	/* As stored: a setter without a builder. */
 	ibv_wr_start(qpx);
 	qpx->wr_flags = IBV_SEND_SIGNALED;
+#include "ibv_wr_post_simple_send.inc"
+	ret = ibv_wr_complete(qpx);
+	CHECKF(ret == EINVAL, "ibv_wr_complete returned %d, not EINVAL", ret);
+	EXPECT_EMPTY(p.s[0].scq, T_EMPTY_POLLS);
+	EXPECT_EMPTY(p.s[1].rcq, 1);
+	CHECK_FILL(dst.p, 0xc5, 4096);
+
+	/* With the line the stored text lost. */
+	ibv_wr_start(qpx);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
 #include "ibv_wr_post_simple_send.inc"
 	ret = ibv_wr_complete(qpx);
 	CHECKF(ret == 0, "ibv_wr_complete returned %d", ret);
