@@ -433,6 +433,19 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 		ret = EINVAL;
 		goto out;
 	}
+	/* SQD -> SQD changes attributes: only once the SQ has drained (as
+	 * rxe, EINVAL while it drains; the WQEs under way use the old ones). */
+	if (cur == IBV_QPS_SQD && next == IBV_QPS_SQD) {
+		int draining = 0;
+
+		ret = rnic_qp_query_draining(dev, qp, &draining);
+		if (ret || draining) {
+			rnic_dbg("qp %u: SQD -> SQD while the SQ drains\n",
+				 qp->qpn);
+			ret = ret ? ret : EINVAL;
+			goto out;
+		}
+	}
 
 	a = qp->attr;
 	c = qp->ctx;

@@ -8,22 +8,34 @@
 // descriptor instead of the QP context. Payload is gathered from up to four
 // chunks at random byte addresses and lengths; the payload DMA reads are
 // answered in order from a C++ memory with random latency, beat stalls and
-// occasional error responses (zero data); the QP context (dest MAC/IP/QPN, UDP
-// source port) is given on ctx_i for ctx_idx_o in the same cycle. Every frame
-// on the wire is compared byte for byte with a frame built by the C++ reference
-// from the IBA field values (headers, IPv4 checksum, pad, ICRC), and the
-// keep/last framing, trace events and counters are checked.
+// occasional error responses (zero data, err on every beat); the QP context
+// (dest MAC/IP/QPN, UDP source port) is given on ctx_i for ctx_idx_o in the
+// same cycle. Every frame on the wire is compared byte for byte with a frame
+// built by the C++ reference from the IBA field values (headers, IPv4
+// checksum, pad, ICRC), and the keep/last framing, trace events and counters
+// (cnt_pkts_o: frames sent; cnt_rd_err_o: failed reads) are checked.
+//
+// Failed reads: a descriptor with any failed payload read gives no frame (no
+// beat, no ev_first_o/ev_last_o, not counted). It is dropped in the cycle it
+// reaches the emitter (kEmitLat cycles after its last read beat, or the cycle
+// after the frame before it left or was dropped). A request (any transport) is
+// reported then: noack_valid_o with noack_err_o=1 and its QPN/WQE index on
+// ev_qpn_o/ev_idx_o, waiting for noack_ready_i like a UC/UD last frame; a
+// READ response is dropped silently. Nothing overtakes a failed frame: no
+// frame is offered while one is the head. The last descriptor's reads never
+// fail, so its frame shows that every failed frame before it was dropped.
 //
 // No-ACK completions: noack_ready_i is driven at random (seeded, with phases
 // and long low stretches). The last frame of a UC or UD message (transport
 // bits [7:5] != 000 and ev_last) must not start while noack_ready_i is low
 // (tx_valid_o low, also after the frame was offered once), and noack_valid_o
-// must pulse exactly in the cycle its first beat is taken, with the QPN and
-// WQE index on ev_qpn_o/ev_idx_o: once per such descriptor, in frame order,
-// never for RC frames or other beats. An RC frame, once offered, stays
-// offered whatever noack_ready_i does; tx_valid_o never drops inside a frame;
-// frames leave in descriptor order (each is compared, in order, with the
-// frame of its descriptor, so a held frame is never overtaken).
+// (noack_err_o=0) must pulse exactly in the cycle its first beat is taken,
+// with the QPN and WQE index on ev_qpn_o/ev_idx_o: once per such descriptor,
+// in descriptor order with the failed-request reports, never for RC frames or
+// other beats, never while noack_ready_i is low. An RC frame, once offered,
+// stays offered whatever noack_ready_i does; tx_valid_o never drops inside a
+// frame; frames leave in descriptor order (each is compared, in order, with
+// the frame of its descriptor, so a held frame is never overtaken).
 #include "Vrnic_tx_builder.h"
 #include "blk_common.h"
 
@@ -34,6 +46,10 @@ using namespace blk;
 #endif
 constexpr unsigned kBytes = DATAW / 8;
 constexpr unsigned kTxdW = 857;
+// A frame reaches the head of the emitter this many cycles after the last
+// beat of its last payload read was taken (assembly done, emit queue).
+constexpr uint64_t kEmitLat = 2;
+constexpr double kRdErrChance = 0.02;  // per payload read
 
 namespace {
 
@@ -103,6 +119,16 @@ Bits pack_txd(const Txd &t) {
 // the wire (no ACK will come), through the noack handshake.
 bool noack_frame(const Txd &t) { return (t.op >> 5) != 0 && t.evl; }
 
+// rnic_pkg::op_is_response: READ responses, ACK, atomic ACK.
+bool op_response(uint8_t op) { return op >= OpReadRespFirst && op <= OpAtomicAck; }
+
+// A payload read of the descriptor failed (known once the read is issued).
+bool failed(const Txd &t) {
+  for (const Chunk &c : t.chunks)
+    if (c.err) return true;
+  return false;
+}
+
 uint8_t mem_at(uint64_t a) {
   uint64_t x = a * 0x9E3779B97F4A7C15ull;
   x ^= x >> 29;
@@ -110,6 +136,7 @@ uint8_t mem_at(uint64_t a) {
 }
 
 struct RdJob {
+  unsigned ti;  // descriptor
   uint64_t addr;
   uint32_t len;
   bool err;
@@ -232,10 +259,11 @@ int main(int argc, char **argv) {
   unsigned per_op[256] = {0}, per_nchunk[5] = {0};
   unsigned ud_frames = 0, ud_other = 0, zero_pay = 0;
   uint64_t last_progress = 0;
-  // noack: descriptors that must raise noack_valid_o, in descriptor order, and
-  // the ones that did, in the order they did
-  std::vector<unsigned> na_exp, na_seen;
-  unsigned rc_evl = 0;             // RC descriptors with ev_last (never noack)
+  // noack: the reports expected, in descriptor order (known at the end, when
+  // every read has been answered), and the ones seen: (descriptor, noack_err_o)
+  std::vector<std::pair<unsigned, bool>> na_exp, na_seen;
+  unsigned na_frames = 0;          // UC/UD last frames sent
+  unsigned rc_evl = 0;             // RC frames with ev_last sent (never noack)
   bool head_offered = false;       // the head frame's first beat has been offered
   unsigned na_hold_cycles = 0;     // head was a noack frame held by noack_ready_i low
   unsigned na_held_frames = 0;     // noack frames offered, then held at least once
@@ -244,6 +272,20 @@ int main(int argc, char **argv) {
   bool head_held = false;
   bool prev_valid_wait = false;  // tx_valid_o high, not taken, in the previous cycle
   unsigned na_low_left = 0;      // cycles of a forced low stretch of noack_ready_i
+  // Failed reads: per descriptor the reads not yet answered in full and the
+  // cycle the last beat of its last read was taken; the cycle the last frame
+  // left the emitter (its last beat taken, or dropped).
+  std::vector<unsigned> rd_left(kTxds, 0);
+  std::vector<uint64_t> rd_end(kTxds, 0);
+  uint64_t last_pop = 0;
+  unsigned drop_req[3] = {0, 0, 0};  // dropped requests: RC, UC, UD
+  unsigned drop_rsp = 0;             // dropped READ responses
+  unsigned drop_na = 0;              // dropped requests that were UC/UD last frames
+  unsigned drop_hold_cycles = 0;     // a failed request's drop waited for noack_ready_i
+  unsigned last_rsp_drop = ~0u;      // the last failed response dropped (for messages)
+  // The cycle a failed frame at the head of the queue is dropped at the
+  // earliest (a request also needs noack_ready_i).
+  auto drop_at = [&](unsigned ti) { return std::max(rd_end[ti] + kEmitLat, last_pop + 1); };
 
   // back-pressure profile
   double p_txd = 0.8, p_req = 0.8, p_beat = 0.8, p_tx = 0.8, p_na = 0.8;
@@ -330,6 +372,28 @@ int main(int argc, char **argv) {
     const bool tx_last = top.tx_last_o;
     const bool na_ready = top.noack_ready_i;
 
+    // ---- a failed READ response is dropped, unseen, in the cycle it reaches
+    // the emitter; the frames after it are checked against that cycle
+    bool rsp_drop_now = false;
+    if (!exp_frames.empty()) {
+      const unsigned ti = exp_frames.front();
+      const Txd &t = txds[ti];
+      if (op_response(t.op) && failed(t) && !rd_left[ti] && g_cycle >= drop_at(ti)) {
+        if (trace)
+          std::printf("%6llu drop descriptor %u %s (failed read)\n", (unsigned long long)g_cycle,
+                      ti, op_name(t.op));
+        exp_frames.pop_front();
+        last_pop = g_cycle;
+        drop_rsp++;
+        rsp_drop_now = true;
+        last_rsp_drop = ti;
+        BLK_CHECK(!top.noack_valid_o,
+                  "noack_valid_o (err %d) in the cycle descriptor %u (%s, failed read) is dropped: "
+                  "a failed response is not reported",
+                  top.noack_err_o, ti, op_name(t.op));
+      }
+    }
+
     if (trace) {
       if (txd_take)
         std::printf("%6llu txd %u op %s len %u nchunk %zu\n", (unsigned long long)g_cycle, next_txd,
@@ -342,8 +406,8 @@ int main(int argc, char **argv) {
         std::printf("%6llu rd_rsp beat %u last %d err %d\n", (unsigned long long)g_cycle, rd_beat,
                     top.rd_rsp_last_i, top.rd_rsp_err_i);
       if (top.noack_valid_o)
-        std::printf("%6llu noack qpn %x idx %u\n", (unsigned long long)g_cycle, top.ev_qpn_o,
-                    top.ev_idx_o);
+        std::printf("%6llu noack qpn %x idx %u err %d\n", (unsigned long long)g_cycle, top.ev_qpn_o,
+                    top.ev_idx_o, top.noack_err_o);
       if (tx_take) {
         uint8_t l[kBytes];
         vget_bytes(top.tx_data_o, l);
@@ -370,8 +434,10 @@ int main(int argc, char **argv) {
                   "len=%u",
                   ti, ci, (unsigned long long)top.rd_req_addr_o, (unsigned)top.rd_req_len_o,
                   (unsigned long long)ck.addr, ck.len);
-        ck.err = r.chance(0.02);
-        rdq.push_back({ck.addr, ck.len, ck.err, g_cycle + r.range(1, 24)});
+        // The last descriptor's reads never fail: its frame shows that every
+        // failed frame before it was dropped.
+        ck.err = r.chance(kRdErrChance) && ti + 1 < kTxds;
+        rdq.push_back({ti, ck.addr, ck.len, ck.err, g_cycle + r.range(1, 24)});
       }
     }
     const bool started = !cur_frame.empty();  // beats of the head frame went out before
@@ -409,28 +475,56 @@ int main(int argc, char **argv) {
     BLK_CHECK(first || (!top.ev_first_o && !top.ev_last_o),
               "ev_first_o/ev_last_o pulse outside the first beat of a frame");
 
-    // ---- noack: the head frame (next to start, or on the wire) decides
+    // ---- noack: the head frame (next to start or be dropped, or on the wire)
+    // decides
+    bool drop_now = false;  // the head, a failed request, is dropped and reported
     {
       const bool head = !exp_frames.empty();
       const unsigned hi = head ? exp_frames.front() : 0;
-      const bool na = head && noack_frame(txds[hi]);
-      const bool exp_pulse = first && na;
-      BLK_CHECK(top.noack_valid_o == exp_pulse,
-                "noack_valid_o=%d, expected %d (frame %u, descriptor %u %s ev_last %d, %s, "
+      const bool hfail = head && failed(txds[hi]);
+      const bool drop_due = hfail && !op_response(txds[hi].op) && !rd_left[hi] &&
+                            g_cycle >= drop_at(hi);
+      const bool na = head && !hfail && noack_frame(txds[hi]);
+      const bool exp_pulse = (first && na) || (drop_due && na_ready);
+      BLK_CHECK(top.noack_valid_o == exp_pulse || rsp_drop_now,
+                "noack_valid_o=%d, expected %d (frame %u, descriptor %u %s ev_last %d%s, %s, "
                 "noack_ready_i %d)",
                 top.noack_valid_o, exp_pulse, frames_done, hi, head ? op_name(txds[hi].op) : "-",
                 head ? txds[hi].evl : 0,
+                !hfail     ? ""
+                : drop_due ? ", failed read, drop due"
+                           : ", failed read, drop not due",
                 first     ? "first beat taken"
                 : tx_take ? "later beat taken"
                           : "no beat taken",
                 na_ready);
+      BLK_CHECK(!top.noack_valid_o || na_ready, "noack_valid_o while noack_ready_i is low");
       if (top.noack_valid_o) {
-        na_seen.push_back(hi);
+        na_seen.push_back({hi, top.noack_err_o});
+        BLK_CHECK(top.noack_err_o == hfail,
+                  "descriptor %u (%s): noack_err_o=%d, its payload read %s (last failed response "
+                  "dropped: descriptor %d)",
+                  hi, op_name(txds[hi].op), top.noack_err_o, hfail ? "failed" : "did not fail",
+                  (int)last_rsp_drop);
         BLK_CHECK(top.ev_qpn_o == txds[hi].qpn && top.ev_idx_o == txds[hi].idx,
-                  "frame %u: noack qpn=0x%x idx=%u, expected 0x%x/%u", frames_done, top.ev_qpn_o,
+                  "descriptor %u: noack qpn=0x%x idx=%u, expected 0x%x/%u", hi, top.ev_qpn_o,
                   top.ev_idx_o, txds[hi].qpn, txds[hi].idx);
-        BLK_CHECK(top.ev_last_o, "frame %u: noack_valid_o without ev_last_o", frames_done);
+        if (!hfail)
+          BLK_CHECK(top.ev_last_o, "frame %u: noack_valid_o without ev_last_o", frames_done);
+        drop_now = hfail;
       }
+      // A failed frame is never offered, and nothing overtakes it; a frame
+      // is offered at the earliest the cycle after the one before it left or
+      // was dropped.
+      if (hfail)
+        BLK_CHECK(!top.tx_valid_o,
+                  "tx_valid_o high while descriptor %u (%s, failed read, %s) is the head", hi,
+                  op_name(txds[hi].op), rd_left[hi] ? "reads outstanding" : "reads done");
+      if (top.tx_valid_o && !started)
+        BLK_CHECK(g_cycle > last_pop,
+                  "frame %u offered in the cycle the frame before it left or was dropped",
+                  frames_done);
+      if (drop_due && !na_ready) drop_hold_cycles++;
       if (!started && na && !na_ready) {
         // A UC/UD message's last frame does not start while the completion
         // cannot be taken.
@@ -479,8 +573,7 @@ int main(int argc, char **argv) {
       per_nchunk[t.chunks.size()]++;
       if (t.ud_en) (op_deth(t.op) ? ud_frames : ud_other)++;
       if (!t.pay_len) zero_pay++;
-      if (noack_frame(t)) na_exp.push_back(next_txd);
-      if (t.evl && !noack_frame(t)) rc_evl++;
+      rd_left[next_txd] = (unsigned)t.chunks.size();
       next_txd++;
       txd_offered = false;
       last_progress = g_cycle;
@@ -494,9 +587,18 @@ int main(int argc, char **argv) {
         BLK_CHECK((uint64_t)rd_beat * kBytes >= j.len && (uint64_t)(rd_beat - 1) * kBytes < j.len,
                   "internal: read of %u bytes took %u beats", j.len, rd_beat);
         if (j.err) err_rsp++;
+        if (!--rd_left[j.ti]) rd_end[j.ti] = g_cycle;
         rdq.pop_front();
         rd_beat = 0;
       }
+      last_progress = g_cycle;
+    }
+    if (drop_now) {
+      const Txd &t = txds[exp_frames.front()];
+      drop_req[(t.op >> 5) == 0 ? 0 : (t.op >> 5) == 1 ? 1 : 2]++;
+      if (noack_frame(t)) drop_na++;
+      exp_frames.pop_front();
+      last_pop = g_cycle;
       last_progress = g_cycle;
     }
     if (tx_take) {
@@ -504,7 +606,10 @@ int main(int argc, char **argv) {
       if (tx_last && !exp_frames.empty()) {
         const unsigned ti = exp_frames.front();
         exp_frames.pop_front();
+        last_pop = g_cycle;
         const Txd &t = txds[ti];
+        if (noack_frame(t)) na_frames++;
+        if (t.evl && !noack_frame(t)) rc_evl++;
         const QpCfg &c = qps[t.qpn];
         // The descriptor's fields as IBA field values (txd_t comments,
         // rnic_pkg): ImmDt and IETH in imm are wire bytes (byte i in bits
@@ -534,7 +639,7 @@ int main(int argc, char **argv) {
         k.src_qp = t.qpn;
         for (const Chunk &ck : t.chunks)
           for (uint32_t i = 0; i < ck.len; i++)
-            k.payload.push_back(ck.err ? 0 : mem_at(ck.addr + i));
+            k.payload.push_back(mem_at(ck.addr + i));
         std::vector<uint8_t> exp = build_frame(k);
         if (cur_frame.size() != exp.size()) {
           fail(
@@ -574,6 +679,13 @@ int main(int argc, char **argv) {
             exp_frames.size(), exp_reads.size());
   BLK_CHECK(top.cnt_pkts_o == frames_done, "cnt_pkts_o=%llu at the end, %u frames",
             (unsigned long long)top.cnt_pkts_o, frames_done);
+  unsigned n_failed = 0;
+  for (const Txd &t : txds) n_failed += failed(t);
+  const unsigned n_drop_req = drop_req[0] + drop_req[1] + drop_req[2];
+  BLK_CHECK(n_drop_req + drop_rsp == n_failed && frames_done + n_failed == kTxds,
+            "end: %u frames sent, %u requests and %u responses dropped, %u of %u descriptors "
+            "with a failed read",
+            frames_done, n_drop_req, drop_rsp, n_failed, kTxds);
   // docs/formats.md: CNT_DMA_RD_ERR counts DMA read *responses* that came back
   // with an error (the interface marks every beat of such a response).
   BLK_CHECK(top.cnt_rd_err_o == err_rsp,
@@ -585,36 +697,55 @@ int main(int argc, char **argv) {
     char b[16];
     std::snprintf(b, sizeof b, "%s%02x:%u", ops.empty() ? "" : " ", o, per_op[o]);
     ops += b;
-    BLK_CHECK(per_op[o] >= 10, "opcode 0x%02x (%s) sent only %u times", o, op_name(o), per_op[o]);
+    BLK_CHECK(per_op[o] >= 10, "opcode 0x%02x (%s) in only %u descriptors", o, op_name(o),
+              per_op[o]);
   }
   BLK_CHECK(ud_frames > 0 && ud_other > 0, "ud_en not exercised (%u UD, %u other)", ud_frames,
             ud_other);
-  // noack: once per UC/UD descriptor with ev_last, in frame order
-  BLK_CHECK(na_seen.size() == na_exp.size(), "noack_valid_o %zu times, %zu UC/UD ev_last frames",
-            na_seen.size(), na_exp.size());
+  // noack: once per UC/UD descriptor with ev_last whose reads all succeeded
+  // (noack_err_o=0) and once per request descriptor with a failed read
+  // (noack_err_o=1), in descriptor order
+  for (unsigned i = 0; i < kTxds; i++) {
+    const Txd &t = txds[i];
+    if (failed(t) ? !op_response(t.op) : noack_frame(t)) na_exp.push_back({i, failed(t)});
+  }
+  BLK_CHECK(na_seen.size() == na_exp.size(),
+            "noack_valid_o %zu times, %u UC/UD ev_last frames and %u failed requests",
+            na_seen.size(), na_frames, n_drop_req);
   for (size_t i = 0; i < std::min(na_seen.size(), na_exp.size()); i++)
     if (na_seen[i] != na_exp[i]) {
-      fail("noack #%zu: descriptor %u, expected descriptor %u", i, na_seen[i], na_exp[i]);
+      fail("noack #%zu: descriptor %u err %d, expected descriptor %u err %d", i, na_seen[i].first,
+           na_seen[i].second, na_exp[i].first, na_exp[i].second);
       break;
     }
-  BLK_CHECK(na_exp.size() > 200 && rc_evl > 200 && na_hold_cycles > 1000 && na_held_frames > 20 &&
+  BLK_CHECK(na_frames > 200 && rc_evl > 200 && na_hold_cycles > 1000 && na_held_frames > 20 &&
                 rc_offered_na_low > 100,
-            "weak noack coverage: %zu UC/UD last frames, %u RC ev_last frames, %u hold cycles, "
+            "weak noack coverage: %u UC/UD last frames, %u RC ev_last frames, %u hold cycles, "
             "%u frames held after being offered, %u cycles an offered RC frame saw noack_ready_i "
             "low",
-            na_exp.size(), rc_evl, na_hold_cycles, na_held_frames, rc_offered_na_low);
+            na_frames, rc_evl, na_hold_cycles, na_held_frames, rc_offered_na_low);
+  BLK_CHECK(drop_req[0] > 0 && drop_req[1] + drop_req[2] > 0 && drop_rsp > 0 && drop_na > 0 &&
+                drop_hold_cycles > 0,
+            "weak failed-read coverage: %u RC, %u UC and %u UD requests dropped (%u UC/UD last "
+            "frames), %u responses dropped, %u cycles a drop waited for noack_ready_i",
+            drop_req[0], drop_req[1], drop_req[2], drop_na, drop_rsp, drop_hold_cycles);
   info(
       "%u frames, %llu payload reads (%llu with err), per chunk count %u/%u/%u/%u/%u, %u with "
-      "no payload, ud_en on %u UD and %u other frames; frames per opcode %s",
+      "no payload, ud_en on %u UD and %u other descriptors; descriptors per opcode %s",
       frames_done, (unsigned long long)reads, (unsigned long long)err_rsp, per_nchunk[0],
       per_nchunk[1], per_nchunk[2], per_nchunk[3], per_nchunk[4], zero_pay, ud_frames, ud_other,
       ops.c_str());
   info(
-      "noack: %zu pulses for %zu UC/UD last frames, %u RC frames with ev_last and none; %u "
-      "cycles a UC/UD last frame waited for noack_ready_i (%u frames held after being offered, "
-      "%u times tx_valid_o fell without a transfer); %u cycles an offered RC frame stayed "
-      "offered with noack_ready_i low",
-      na_seen.size(), na_exp.size(), rc_evl, na_hold_cycles, na_held_frames, na_withdrawn,
+      "failed reads: %u request frames dropped and reported (%u RC, %u UC, %u UD; %u of them "
+      "UC/UD last frames), %u response frames dropped silently; %u cycles a due drop waited for "
+      "noack_ready_i",
+      n_drop_req, drop_req[0], drop_req[1], drop_req[2], drop_na, drop_rsp, drop_hold_cycles);
+  info(
+      "noack: %zu pulses for %u UC/UD last frames and %u failed requests, %u RC frames with "
+      "ev_last and none; %u cycles a UC/UD last frame waited for noack_ready_i (%u frames held "
+      "after being offered, %u times tx_valid_o fell without a transfer); %u cycles an offered "
+      "RC frame stayed offered with noack_ready_i low",
+      na_seen.size(), na_frames, n_drop_req, rc_evl, na_hold_cycles, na_held_frames, na_withdrawn,
       rc_offered_na_low);
   top.final();
   return finish();

@@ -556,10 +556,12 @@ static void case_sqd_stops_send_queue_receives_go_on(struct conf *c)
  * RTS -> SQD while a long RDMA WRITE is under way: the WRITE is not cut
  * short, ibv_query_qp() reports the SQ draining until it completed, the
  * SQ_DRAINED event comes after its completion; without
- * IBV_QP_EN_SQD_ASYNC_NOTIFY no event comes.
+ * IBV_QP_EN_SQD_ASYNC_NOTIFY no event comes. SQD -> SQD (new attributes)
+ * is refused (EINVAL, as rxe) while the SQ drains, and taken once drained.
  */
 static void case_sqd_drains_work_in_progress(struct conf *c)
 {
+	struct ibv_qp_attr a;
 	struct conf_rig r;
 	struct ibv_send_wr w;
 	struct ibv_sge sg;
@@ -573,11 +575,18 @@ static void case_sqd_drains_work_in_progress(struct conf *c)
 	conf_idle(r.p.s[0].ctx, 2);	/* the WQE is taken */
 	modify_state(r.qp0, IBV_QPS_SQD, 1);
 	CHECK_EQ(sq_draining(r.qp0), 1);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_SQD;
+	a.retry_cnt = 3;
+	CHECK_EQ(ibv_modify_qp(r.qp0, &a, IBV_QP_STATE | IBV_QP_RETRY_CNT),
+		 EINVAL);
 	POLL1(r.scq0, &wc);
 	EXPECT_SQ_OK(&wc, 1, IBV_WC_RDMA_WRITE, r.q0, T_ANY);
 	CHECK_MEM(r.dst.p, r.src.p, CONF_BUF);
 	EXPECT_ASYNC_EVENT(r.p.s[0].ctx, IBV_EVENT_SQ_DRAINED, r.qp0);
 	CHECK_EQ(sq_draining(r.qp0), 0);
+	CHECK_OK(ibv_modify_qp(r.qp0, &a, IBV_QP_STATE | IBV_QP_RETRY_CNT));
+	CHECK_EQ(conf_qp_state(r.qp0), IBV_QPS_SQD);
 	/* SQD -> RTS -> SQD without notification: drained, no event. */
 	modify_state(r.qp0, IBV_QPS_RTS, 0);
 	modify_state(r.qp0, IBV_QPS_SQD, 0);
