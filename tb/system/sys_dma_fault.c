@@ -97,22 +97,57 @@ static void sync_peer(struct t_pair *p, struct t_buf *src, struct t_buf *dst)
 	CHECK_OK(ibv_destroy_qp(b));
 }
 
+/*
+ * Two signaled SENDs in one post, the first from @bad (on a page that is
+ * out), the second from @good: the first fails with IBV_WC_GENERAL_ERR,
+ * the second is flushed, the QP is then in @st. With an address handle
+ * (UD) they go to QPN @rqpn.
+ */
+static void send_fails_next_flushed(struct t_pair *p, struct t_buf *src,
+				    size_t bad, size_t good, uint64_t id,
+				    uint32_t rqpn, enum ibv_qp_state st)
+{
+	struct ibv_send_wr wr[2], *bad_wr = NULL;
+	uint32_t qpn0 = p->s[0].qp->qp_num;
+	struct ibv_sge sge[2];
+	struct ibv_wc wc[2];
+	int i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 2; i++) {
+		sge[i] = t_sge(src, i ? good : bad, 200);
+		wr[i].wr_id = id + (uint64_t)i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.ud.ah = p->s[0].ah;
+		wr[i].wr.ud.remote_qpn = rqpn;
+		wr[i].wr.ud.remote_qkey = QKEY;
+		wr[i].next = i ? NULL : &wr[1];
+	}
+	CHECK_OK(ibv_post_send(p->s[0].qp, wr, &bad_wr));
+	POLL(p->s[0].scq, 2, wc);
+	EXPECT_WC(&wc[0], id, IBV_WC_GENERAL_ERR, T_ANY, qpn0, T_ANY, T_ANY,
+		  T_ANY);
+	CHECK_EQ(wc[0].vendor_err, VEND_DMA_FAULT);
+	/* The second WR's page is mapped, but it comes after the error. */
+	EXPECT_WC(&wc[1], id + 1, IBV_WC_WR_FLUSH_ERR, T_ANY, qpn0, T_ANY,
+		  T_ANY, T_ANY);
+	expect_state(p->s[0].qp, st);
+}
+
 static void rc_send(int loopback)
 {
-	struct ibv_send_wr wr[2], *bad = NULL;
-	struct ibv_sge sge[2], sg;
 	struct t_pair_cfg cfg;
 	struct t_buf src, dst;
-	struct ibv_wc wc[2];
 	struct t_pair p;
+	struct ibv_sge sg;
 	uint64_t rd, io;
-	uint32_t qpn0;
-	int i;
 
 	t_pair_default_cfg(&cfg);
 	cfg.loopback = loopback;
 	t_pair_open(&p, &cfg);
-	qpn0 = p.s[0].qp->qp_num;
 	t_buf_alloc(&src, p.s[0].pd, 2 * PAGE);
 	t_buf_alloc(&dst, p.s[1].pd, PAGE);
 	t_fill(src.p, 2 * PAGE, 0x5e5e);
@@ -123,25 +158,7 @@ static void rc_send(int loopback)
 	sg = t_sge(&dst, 0, 512);
 	POST_RECV(p.s[1].qp, 100, &sg, 1);
 	CHECK_OK(rnic_verbs_mr_dma_fault(src.mr, PAGE, PAGE, 1));
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < 2; i++) {
-		/* The first WR's payload is on the page that is out. */
-		sge[i] = t_sge(&src, i ? 0 : PAGE, 200);
-		wr[i].wr_id = 10 + (uint64_t)i;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].opcode = IBV_WR_SEND;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].next = i ? NULL : &wr[1];
-	}
-	CHECK_OK(ibv_post_send(p.s[0].qp, wr, &bad));
-	POLL(p.s[0].scq, 2, wc);
-	EXPECT_WC(&wc[0], 10, IBV_WC_GENERAL_ERR, T_ANY, qpn0, T_ANY, T_ANY,
-		  T_ANY);
-	CHECK_EQ(wc[0].vendor_err, VEND_DMA_FAULT);
-	EXPECT_WC(&wc[1], 11, IBV_WC_WR_FLUSH_ERR, T_ANY, qpn0, T_ANY, T_ANY,
-		  T_ANY);
-	expect_state(p.s[0].qp, IBV_QPS_ERR);
+	send_fails_next_flushed(&p, &src, PAGE, 0, 10, 0, IBV_QPS_ERR);
 	/* The second WR's frame may have left: the responder refuses it (PSN
 	 * gap) and its receive stays posted. */
 	expect_faults(0, &rd, &io, 1);
@@ -150,7 +167,7 @@ static void rc_send(int loopback)
 	expect_state(p.s[1].qp, IBV_QPS_RTS);
 	CHECK_OK(rnic_verbs_mr_dma_fault(src.mr, PAGE, PAGE, 0));
 	printf("rc_send: GENERAL_ERR (vendor_err 0x%x), next WR flushed, "
-	       "nothing reached the peer: ok\n", wc[0].vendor_err);
+	       "nothing reached the peer: ok\n", VEND_DMA_FAULT);
 
 	t_buf_free(&src);
 	t_buf_free(&dst);
@@ -202,16 +219,14 @@ static void rc_write(int loopback)
 
 static void ud_send(int loopback)
 {
-	struct ibv_send_wr wr[2], *bad = NULL;
-	struct ibv_qp_attr attr;
-	struct ibv_sge sge[2], sg;
 	struct t_buf src, rbuf0, rbuf1, src1;
+	struct ibv_qp_attr attr;
 	struct t_pair_cfg cfg;
-	struct ibv_wc wc[2];
 	uint32_t qpn0, qpn1;
+	struct ibv_wc wc[2];
 	struct t_pair p;
+	struct ibv_sge sg;
 	uint64_t rd, io;
-	int i;
 
 	t_pair_default_cfg(&cfg);
 	cfg.loopback = loopback;
@@ -232,30 +247,10 @@ static void ud_send(int loopback)
 	io = rnic_verbs_iommu_faults(0);
 
 	CHECK_OK(rnic_verbs_mr_dma_fault(src.mr, 0, PAGE, 1));
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < 2; i++) {
-		sge[i] = t_sge(&src, 64 + (size_t)i * PAGE, 300);
-		wr[i].wr_id = 30 + (uint64_t)i;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].opcode = IBV_WR_SEND;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].wr.ud.ah = p.s[0].ah;
-		wr[i].wr.ud.remote_qpn = qpn1;
-		wr[i].wr.ud.remote_qkey = QKEY;
-		wr[i].next = i ? NULL : &wr[1];
-	}
-	CHECK_OK(ibv_post_send(p.s[0].qp, wr, &bad));
-	POLL(p.s[0].scq, 2, wc);
-	EXPECT_WC(&wc[0], 30, IBV_WC_GENERAL_ERR, T_ANY, qpn0, T_ANY, T_ANY,
-		  T_ANY);
-	CHECK_EQ(wc[0].vendor_err, VEND_DMA_FAULT);
-	/* The second WR's page was mapped, but it comes after the error (its
-	 * frame may have left: the peer has no receive posted yet, so a UD
-	 * frame is dropped there). */
-	EXPECT_WC(&wc[1], 31, IBV_WC_WR_FLUSH_ERR, T_ANY, qpn0, T_ANY, T_ANY,
-		  T_ANY);
-	expect_state(p.s[0].qp, IBV_QPS_SQE);
+	/* The second frame may leave: the peer has no receive posted yet,
+	 * so it is dropped there. */
+	send_fails_next_flushed(&p, &src, 64, 64 + PAGE, 30, qpn1,
+				IBV_QPS_SQE);
 	expect_faults(0, &rd, &io, 1);
 	printf("ud_send: GENERAL_ERR, QP in SQE, next WR flushed: ok\n");
 
