@@ -14,6 +14,23 @@
 // event of every fetched WQE. Directed phases: exact round-robin order among
 // QPs queued together, and two wake-ups (doorbell / done_ci update) that
 // arrive in the cycle the QP leaves the head of the active FIFO.
+//
+// SQD: the model keeps the DUT's high-water mark hi per QP (one past the
+// furthest WQE read; reset by a context write with QpFlagResetSq). An SQD
+// phase moves QPs RTS -> SQD (with or without QpFlagSqdNotify), sometimes
+// SQD -> SQD, and back to RTS through the context-write port (the state
+// changes at the write's clock edge, as in rnic_ctx_tables; writes at least
+// kWrGap cycles apart), with rewinds now and then. Checks: no WQE at or
+// beyond the hi of the SQD entry is read in SQD (those below are, after a
+// rewind); after SQD -> RTS the WQEs posted meanwhile come out in order with
+// no further doorbell (none is rung until they did; a QP with no completion
+// pending must be read within kKickWait cycles); query_draining_o ==
+// (done_ci != hi) for a random query_idx_i every cycle; one SQ_DRAINED event
+// per arming context write (any write with the notify flag arms, any write
+// without disarms), fired only with done_ci == hi and no write to the QP in
+// that cycle, within NQp cycles of the sweep being free, held with its QPN
+// under random drained_ready_i until taken. hi is not checked for a QP in
+// ERR/SQE (a flush item is issued unseen).
 #include <functional>
 
 #include "Vrnic_sq_fetch.h"
@@ -29,6 +46,10 @@ constexpr unsigned kNQp = 16;
 constexpr unsigned kInfl = 8;
 constexpr unsigned kWqeBytes = 256;
 constexpr unsigned kOutW = kWqeBytes * 8 + 42;
+constexpr uint8_t kStRts = 3, kStSqd = 4;
+constexpr uint8_t kFlResetSq = 1u << 0, kFlSqdNotify = 1u << 4;  // qp_wr_flags_i
+constexpr uint64_t kWrGap = 16;  // cycles between the SQD phase's context writes
+constexpr uint64_t kKickWait = 2000;
 
 namespace {
 
@@ -68,6 +89,16 @@ struct Qp {
   std::vector<int32_t> slot_idx;  // WQE index held by each ring slot
   unsigned fetched = 0, flushed = 0;
   uint64_t last_due = 0;
+  // SQD model
+  uint16_t hi = 0;           // one past the furthest WQE read (the DUT's hi_q)
+  bool armed = false;        // SQ_DRAINED armed: the last context write had the notify flag
+  bool arm_sqd = false;      // ... and moved the QP to (or kept it in) SQD
+  uint16_t sqd_hi = 0;       // hi when the QP entered SQD
+  unsigned elig = 0;         // consecutive cycles the sweep could have reported it
+  bool resume_wait = false;  // SQD -> RTS with WQEs held back: no post until they came out
+  bool kick_only = false;    // ... and only the context write can wake the QP up
+  uint16_t resume_to = 0;    // producer index at SQD -> RTS
+  uint64_t resume_at = 0;
   unsigned ring() const { return 1u << cfg.sq_log_size; }
   unsigned stride() const { return 1u << cfg.sq_wqe_shift; }
 };
@@ -97,11 +128,13 @@ class Bench {
   VerilatedContext vctx;
   Vrnic_sq_fetch top{&vctx};
   Rng r{0x5f000000u + DATAW};
+  Rng rs{0x5d000000u + DATAW};  // SQD stimulus, query_idx_i, drained_ready_i
   Qp qp[kNQp];
   const bool trace = std::getenv("BLK_TRACE") != nullptr;
 
   // knobs
   double p_req = 0.8, p_beat = 0.8, p_wqe = 0.8, p_db = 0.8, p_done = 0.8, p_err = 0.02;
+  double p_drained = 0.5;
   unsigned compl_min = 3, compl_max = 60;
   bool completions_on = true;
   int force_req_ready = -1;          // -1 random, else forced
@@ -125,8 +158,19 @@ class Bench {
   struct QpWr {
     uint32_t idx;
     uint8_t flags;
+    int state = -1;  // the context's new state (applied at the write's edge), -1: unchanged
   };
   std::deque<QpWr> qpwr;
+  uint64_t last_wr = 0;
+  // SQ_DRAINED / QP_QUERY
+  bool dr_hold = false;  // drained_valid_o and not taken in the last cycle
+  uint32_t dr_hold_qpn = 0;
+  bool snap_wr[kNQp] = {}, snap_exact[kNQp] = {};  // last cycle, before its edge
+  uint16_t snap_done[kNQp] = {}, snap_hi[kNQp] = {};
+  uint64_t n_sqd = 0, n_sqd_notify = 0, n_sqd_rearm = 0, n_drained = 0, n_drained_sqd = 0;
+  uint64_t n_disarmed = 0, n_drained_wait = 0, n_query = 0, n_query_busy = 0;
+  uint64_t n_resume = 0, n_resume_held = 0, n_held = 0, n_kick_only = 0;
+  uint64_t n_rewind = 0, n_rewind_sqd = 0, n_refetch_sqd = 0;
   uint64_t last_progress = 0;
   uint64_t n_reads = 0, n_out = 0, n_flush = 0, n_err = 0, n_done = 0, n_db = 0;
   uint64_t n_coalesced = 0, n_window_full = 0;
@@ -137,6 +181,8 @@ class Bench {
     top.done_valid_i = 0;
     top.rewind_valid_i = 0;
     top.qp_wr_i = 0;
+    top.drained_ready_i = 0;
+    top.query_idx_i = 0;
     top.rd_req_ready_i = 0;
     top.rd_rsp_valid_i = 0;
     top.wqe_ready_i = 0;
@@ -152,6 +198,14 @@ class Bench {
     return -1;
   }
   static bool run_state(uint8_t s) { return s == 3 || s == 4 || s == 5; }
+  // The model's hi is the DUT's unless the QP is in SQE/ERR (flush items).
+  bool hi_exact(unsigned q) const { return qp[q].cfg.state != 5 && qp[q].cfg.state != 6; }
+  bool db_waiting(unsigned q) const {
+    return std::any_of(dbq.begin(), dbq.end(), [q](const auto &d) { return d.first == q; });
+  }
+  bool wr_waiting(unsigned q) const {
+    return std::any_of(qpwr.begin(), qpwr.end(), [q](const QpWr &w) { return w.idx == q; });
+  }
 
   // Software: post n WQEs to QP q (as far as the ring has room) and ring.
   unsigned post(unsigned q, unsigned n, bool ring_db = true) {
@@ -229,6 +283,10 @@ class Bench {
     }
     top.rd_rsp_valid_i = rd_offered;
     top.wqe_ready_i = r.chance(p_wqe);
+    // ---- SQ_DRAINED back-pressure, QP_QUERY
+    top.drained_ready_i = rs.chance(p_drained);
+    top.query_idx_i =
+        rs.chance(0.05) ? (uint32_t)rs.range(kNQp, 0xFFFFFF) : (uint32_t)rs.range(0, kNQp - 1);
     eval_ctx();
     if (hook) hook();
 
@@ -239,6 +297,7 @@ class Bench {
     const bool rsp_take = top.rd_rsp_valid_i && top.rd_rsp_ready_o;
     const bool out_take = top.wqe_valid_o && top.wqe_ready_i;
     last_rewind_taken = top.rewind_valid_i && top.rewind_ready_o;
+    check_sqd_outputs();  // before on_read moves hi
     if (top.rd_req_valid_o) {
       int q = owner_of(top.rd_req_addr_o);
       BLK_CHECK(q >= 0, "rd_req_valid_o with address 0x%llx outside every SQ ring",
@@ -261,6 +320,11 @@ class Bench {
         std::printf("%6llu read q%u idx %u\n", (unsigned long long)g_cycle, read_log.back(),
                     qp[read_log.back()].reads - 1);
       if (out_take) std::printf("%6llu out\n", (unsigned long long)g_cycle);
+      if (top.qp_wr_i)
+        std::printf("%6llu ctx write q%u flags 0x%02x state %d\n", (unsigned long long)g_cycle,
+                    qpwr.front().idx, qpwr.front().flags, qpwr.front().state);
+      if (top.drained_valid_o && top.drained_ready_i)
+        std::printf("%6llu drained q%u\n", (unsigned long long)g_cycle, top.drained_qpn_o);
     }
 
     top.clk_i = 1;
@@ -296,11 +360,125 @@ class Bench {
       if (w.idx < kNQp && (w.flags & 1)) {
         Qp &p = qp[w.idx];
         p.sw_pi = p.db_pi = p.done_dut = p.completed = p.reads = p.next_out = 0;
+        p.hi = 0;
+        p.resume_wait = false;
         p.rd.clear();
+      }
+      if (w.idx < kNQp) on_ctx_write(w);
+    }
+    for (unsigned q = 0; q < kNQp; q++) {
+      Qp &p = qp[q];
+      if (p.resume_wait && p.kick_only && p.reads == p.sqd_hi &&
+          g_cycle - p.resume_at > kKickWait) {
+        fail(
+            "QP %u: SQD -> RTS at cycle %llu, WQEs %u..%u posted (doorbells taken), no "
+            "completion pending: WQE %u not read after %llu cycles",
+            q, (unsigned long long)p.resume_at, p.sqd_hi, (uint16_t)(p.resume_to - 1), p.sqd_hi,
+            (unsigned long long)kKickWait);
+        p.kick_only = false;
       }
     }
     if (after_edge) after_edge();
     g_cycle++;
+  }
+
+  // A context write, at its clock edge: the new state, SQ_DRAINED arming.
+  void on_ctx_write(const QpWr &w) {
+    Qp &p = qp[w.idx];
+    const bool notify = w.flags & kFlSqdNotify;
+    const uint8_t old = p.cfg.state;
+    if (p.armed && p.arm_sqd) n_disarmed++;  // rewritten before its event
+    if (w.state >= 0) p.cfg.state = (uint8_t)w.state;
+    p.armed = notify;
+    p.arm_sqd = notify && p.cfg.state == kStSqd;
+    p.elig = 0;
+    last_wr = g_cycle;
+    if (old == kStRts && p.cfg.state == kStSqd) {
+      p.sqd_hi = p.hi;
+      n_sqd++;
+      n_sqd_notify += notify;
+    } else if (old == kStSqd && p.cfg.state == kStSqd) {
+      n_sqd_rearm += notify;
+    } else if (old == kStSqd && p.cfg.state == kStRts) {
+      n_resume++;
+      const uint16_t held = d16(p.db_pi, p.sqd_hi);
+      if (held >= 1 && held < 0x8000) {
+        p.resume_wait = true;
+        p.resume_to = p.db_pi;
+        p.resume_at = g_cycle;
+        bool pend = (done_offered && done_q == w.idx) || done_pending[w.idx];
+        for (const Compl &c : compl_list) pend = pend || c.q == w.idx;
+        p.kick_only = !pend && p.reads == p.sqd_hi;
+      }
+    }
+  }
+
+  // QP_QUERY and SQ_DRAINED, sampled before the clock edge.
+  void check_sqd_outputs() {
+    const uint32_t qi = top.query_idx_i;
+    if (qi >= kNQp) {
+      BLK_CHECK(!top.query_draining_o, "query_draining_o=1 for QPN %u (NQp=%u)", qi, kNQp);
+    } else if (hi_exact(qi)) {
+      const Qp &p = qp[qi];
+      BLK_CHECK(top.query_draining_o == (p.done_dut != p.hi),
+                "QP %u (state %u): query_draining_o=%u with done_ci %u and high-water mark %u", qi,
+                p.cfg.state, top.query_draining_o, p.done_dut, p.hi);
+      n_query++;
+      n_query_busy += p.done_dut != p.hi;
+    }
+    const bool dv = top.drained_valid_o;
+    const uint32_t dq = top.drained_qpn_o;
+    if (dr_hold) {
+      BLK_CHECK(dv && dq == dr_hold_qpn,
+                "SQ_DRAINED event of QP %u not taken (drained_ready_i=0): now drained_valid_o=%u "
+                "drained_qpn_o=%u",
+                dr_hold_qpn, dv, dq);
+    } else if (dv && dq >= kNQp) {
+      fail("SQ_DRAINED event for QPN %u (NQp=%u)", dq, kNQp);
+    } else if (dv) {  // a new event, fired at the last edge
+      Qp &p = qp[dq];
+      n_drained++;
+      BLK_CHECK(p.armed,
+                "SQ_DRAINED event for QP %u (state %u): not armed (no context write with the "
+                "notify flag since its last event, or the last write had none)",
+                dq, p.cfg.state);
+      BLK_CHECK(!snap_wr[dq],
+                "SQ_DRAINED event for QP %u fired in the cycle of a context write to it", dq);
+      if (snap_exact[dq])
+        BLK_CHECK(snap_done[dq] == snap_hi[dq],
+                  "SQ_DRAINED event for QP %u fired with done_ci %u and high-water mark %u", dq,
+                  snap_done[dq], snap_hi[dq]);
+      if (p.armed && p.arm_sqd) {
+        n_drained_sqd++;
+        BLK_CHECK(p.cfg.state == kStSqd && snap_done[dq] == p.sqd_hi,
+                  "SQ_DRAINED event for QP %u (state %u): done_ci %u, %u WQEs fetched before SQD",
+                  dq, p.cfg.state, snap_done[dq], p.sqd_hi);
+      }
+      p.armed = p.arm_sqd = false;
+    }
+    if (dv && !top.drained_ready_i) n_drained_wait++;
+    dr_hold = dv && !top.drained_ready_i;
+    dr_hold_qpn = dq;
+    // What the sweep sees in this cycle; an armed QP with done_ci == hi must
+    // be reported within NQp cycles in which no event waits.
+    for (unsigned q = 0; q < kNQp; q++) {
+      Qp &p = qp[q];
+      snap_wr[q] = top.qp_wr_i && top.qp_wr_idx_i == q;
+      snap_exact[q] = hi_exact(q);
+      snap_done[q] = p.done_dut;
+      snap_hi[q] = p.hi;
+      if (p.armed && snap_exact[q] && p.done_dut == p.hi && !dv && !snap_wr[q]) {
+        if (++p.elig > kNQp) {
+          fail(
+              "QP %u (state %u) armed, done_ci == high-water mark %u, no event waiting: "
+              "no SQ_DRAINED event after %u cycles",
+              q, p.cfg.state, p.hi, p.elig);
+          p.armed = false;
+        }
+      } else {
+        p.elig = 0;
+      }
+    }
   }
 
   void eval_ctx() {
@@ -326,6 +504,14 @@ class Bench {
     BLK_CHECK(d16(idx, p.done_dut) < kInfl,
               "QP %d: WQE %u read with done_ci %u: more than %u WQEs between done and fetch", qi,
               idx, p.done_dut, kInfl);
+    if (p.cfg.state == kStSqd) {
+      BLK_CHECK(d16(idx, p.sqd_hi) >= 0x8000,
+                "QP %d in SQD: WQE %u read, but only WQEs below %u were fetched before SQD", qi,
+                idx, p.sqd_hi);
+      n_refetch_sqd++;
+    }
+    if (p.resume_wait && idx == p.sqd_hi && p.kick_only) n_kick_only++;
+    if (d16(idx, p.hi) < 0x8000) p.hi = idx + 1;
     if (d16(idx, p.done_dut) == kInfl - 1) n_window_full++;
     ReadRec rec;
     rec.idx = idx;
@@ -377,6 +563,7 @@ class Bench {
       BLK_CHECK(std::all_of(data.begin(), data.end(), [](uint8_t b) { return b == 0; }),
                 "QP %u: flush item for WQE %u carries data", q, idx);
       if (d16(idx + 1, p.reads) <= 0x8000) p.reads = idx + 1;
+      if (d16(idx, p.hi) < 0x8000) p.hi = idx + 1;  // late: the flush was issued unseen
     } else {
       p.fetched++;
       if (p.rd.empty() || p.rd.front().idx != idx) {
@@ -405,6 +592,11 @@ class Bench {
       }
     }
     p.next_out = idx + 1;
+    if (p.resume_wait && p.next_out == p.resume_to) {
+      n_resume_held++;
+      n_held += d16(p.resume_to, p.sqd_hi);
+      p.resume_wait = false;
+    }
     if (completions_on) {
       uint64_t due = std::max<uint64_t>(g_cycle + r.range(compl_min, compl_max), p.last_due);
       p.last_due = due;
@@ -766,6 +958,107 @@ static void phase_rewind(Bench &b) {
   b.run_until_drained("after the rewinds");
 }
 
+// SQD under random traffic (all QPs RTS at first; QP 15 idle as in
+// phase_random): now and then a context write moves a QP RTS -> SQD (60 %
+// with the notify flag), SQD -> SQD (notify again, once drained) or
+// SQD -> RTS, one write at a time, kWrGap cycles apart; the other flag bits
+// are random (no SQ reset). A QP is not posted to while a write to it is
+// queued, nor after SQD -> RTS until the WQEs it held back came out (nor
+// moved to SQD again before), and goes back to RTS only with no doorbell of
+// it waiting: the context write alone must let them go. Rewinds (to the
+// completer's done index, with no read of the QP in flight) make a QP in SQD
+// fetch again below its high-water mark.
+static void phase_sqd(Bench &b, uint64_t cycles) {
+  for (unsigned q = 0; q < kNQp; q++)
+    b.config(q, kStRts, (unsigned)b.r.range(2, 5), (unsigned)b.r.range(6, 8));
+  b.reset_sqs();
+  Rng &rs = b.rs;
+  b.hook = [&]() {
+    b.top.rewind_valid_i = 0;
+    if (!rs.chance(0.01)) return;
+    const unsigned q = (unsigned)rs.range(0, kNQp - 2);
+    Qp &p = b.qp[q];
+    const bool reading = b.top.rd_req_valid_o && b.owner_of(b.top.rd_req_addr_o) == (int)q;
+    if (!p.rd.empty() || reading || p.resume_wait || p.next_out == p.completed || b.wr_waiting(q))
+      return;
+    b.top.rewind_valid_i = 1;
+    b.top.rewind_qpn_i = q;
+    b.top.rewind_idx_i = p.completed;
+    b.top.rewind_hold_i = 0;
+    b.top.rewind_resume_i = 0;
+    b.eval_ctx();
+    if (!b.top.rewind_ready_o) {  // offered only when taken at once
+      b.top.rewind_valid_i = 0;
+      b.eval_ctx();
+      return;
+    }
+    // taken at this edge: the completions not given yet are lost (no ACK)
+    b.compl_list.erase(std::remove_if(b.compl_list.begin(), b.compl_list.end(),
+                                      [q](const Compl &c) { return c.q == q; }),
+                       b.compl_list.end());
+    p.reads = p.next_out = p.completed;
+    b.n_rewind++;
+    b.n_rewind_sqd += p.cfg.state == kStSqd;
+  };
+  auto other_flags = [&]() { return (uint8_t)(rs.u32() & ~(kFlResetSq | kFlSqdNotify)); };
+  const uint64_t start = g_cycle;
+  while (g_cycle < start + cycles) {
+    const unsigned ph = (unsigned)((g_cycle - start) / 2000) % 4;
+    b.p_req = ph == 1 ? 0.3 : 0.9;
+    b.p_wqe = ph == 2 ? 0.2 : 0.9;
+    b.p_done = ph == 3 ? 0.1 : 0.8;
+    b.compl_min = ph == 3 ? 100 : 3;
+    b.compl_max = ph == 3 ? 400 : 60;
+    b.p_drained = ph == 0 ? 0.9 : 0.2;
+    if (b.qpwr.empty() && g_cycle - b.last_wr >= kWrGap && rs.chance(0.01)) {
+      const unsigned q = (unsigned)rs.range(0, kNQp - 2);
+      const Qp &p = b.qp[q];
+      if (p.cfg.state == kStRts) {
+        const uint8_t fl = other_flags() | (rs.chance(0.6) ? kFlSqdNotify : 0);
+        if (!p.resume_wait) b.qpwr.push_back({q, fl, kStSqd});
+      } else if (!p.armed && p.done_dut == p.hi && rs.chance(0.2)) {
+        const uint8_t fl = other_flags() | (rs.chance(0.7) ? kFlSqdNotify : 0);
+        b.qpwr.push_back({q, fl, kStSqd});
+      } else if (!b.db_waiting(q)) {
+        b.qpwr.push_back({q, other_flags(), kStRts});
+      }
+    }
+    if (b.r.chance(0.3)) {
+      const unsigned q = (unsigned)b.r.range(0, kNQp - 2);
+      if (!b.qp[q].resume_wait && !b.wr_waiting(q))
+        b.post(q, b.r.chance(0.05) ? (unsigned)b.r.range(8, 20) : (unsigned)b.r.range(1, 6));
+    }
+    if (b.r.chance(0.002))
+      b.dbq.push_back({(uint32_t)b.r.range(kNQp, 0xFFFFFF), (uint16_t)b.r.u32()});
+    b.cycle();
+  }
+  b.hook = nullptr;
+  b.top.rewind_valid_i = 0;
+  b.p_req = b.p_wqe = b.p_done = 0.9;
+  b.compl_min = 3;
+  b.compl_max = 60;
+  b.p_drained = 0.5;
+  // everything back to RTS
+  for (unsigned q = 0; q < kNQp; q++) {
+    while (b.qp[q].cfg.state == kStSqd) {
+      if (b.qpwr.empty() && g_cycle - b.last_wr >= kWrGap && !b.db_waiting(q))
+        b.qpwr.push_back({q, other_flags(), kStRts});
+      b.cycle();
+    }
+  }
+  b.run_until_drained("SQD");
+  for (unsigned i = 0; i < 2 * kNQp; i++) b.cycle();  // the sweep passes every QP
+  for (unsigned q = 0; q < kNQp; q++)
+    BLK_CHECK(!b.qp[q].resume_wait, "QP %u: WQEs held in SQD still not fetched", q);
+  BLK_CHECK(b.n_sqd_notify + b.n_sqd_rearm == b.n_drained_sqd + b.n_disarmed,
+            "SQD: %llu arming writes (%llu entries with notify, %llu re-armed), %llu events, %llu "
+            "disarmed by a later write",
+            (unsigned long long)(b.n_sqd_notify + b.n_sqd_rearm),
+            (unsigned long long)b.n_sqd_notify, (unsigned long long)b.n_sqd_rearm,
+            (unsigned long long)b.n_drained_sqd, (unsigned long long)b.n_disarmed);
+  BLK_CHECK(b.evq.empty(), "%zu fetch events without a WQE", b.evq.size());
+}
+
 int main(int argc, char **argv) {
   // test name: blk_rnic_<block>, with _w<DATAW> unless the datapath is 256 bits
   static const std::string name =
@@ -794,6 +1087,29 @@ int main(int argc, char **argv) {
   phase_done_race(b);
   phase_full_fifo(b);
   phase_rewind(b);
+  phase_sqd(b, 100000);
+  info(
+      "SQD: %llu entries (%llu with notify, %llu re-armed in SQD), %llu SQ_DRAINED events (%llu "
+      "of SQD, %llu disarmed before, %llu waited for drained_ready_i), %llu WQEs held back "
+      "then fetched after %llu of %llu resumes (%llu with no doorbell or completion pending), "
+      "%llu re-fetches in SQD (%llu of %llu rewinds), %llu queries (%llu draining)",
+      (unsigned long long)b.n_sqd, (unsigned long long)b.n_sqd_notify,
+      (unsigned long long)b.n_sqd_rearm, (unsigned long long)b.n_drained,
+      (unsigned long long)b.n_drained_sqd, (unsigned long long)b.n_disarmed,
+      (unsigned long long)b.n_drained_wait, (unsigned long long)b.n_held,
+      (unsigned long long)b.n_resume_held, (unsigned long long)b.n_resume,
+      (unsigned long long)b.n_kick_only, (unsigned long long)b.n_refetch_sqd,
+      (unsigned long long)b.n_rewind_sqd, (unsigned long long)b.n_rewind,
+      (unsigned long long)b.n_query, (unsigned long long)b.n_query_busy);
+  BLK_CHECK(b.n_sqd > 0 && b.n_sqd_notify > 0 && b.n_drained_sqd > 0 && b.n_held > 0 &&
+                b.n_kick_only > 0 && b.n_refetch_sqd > 0 && b.n_drained_wait > 0,
+            "weak SQD coverage: %llu entries, %llu with notify, %llu SQ_DRAINED events of SQD, "
+            "%llu WQEs held back then fetched (%llu resumes with nothing else pending), %llu "
+            "re-fetches in SQD, %llu events held by back-pressure",
+            (unsigned long long)b.n_sqd, (unsigned long long)b.n_sqd_notify,
+            (unsigned long long)b.n_drained_sqd, (unsigned long long)b.n_held,
+            (unsigned long long)b.n_kick_only, (unsigned long long)b.n_refetch_sqd,
+            (unsigned long long)b.n_drained_wait);
   b.top.final();
   return finish();
 }
