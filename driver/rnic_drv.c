@@ -548,6 +548,11 @@ int rnic_dev_open(unsigned int node, struct rnic_dev **devp)
 	/* Like a loaded kernel driver, the device stays initialised (and its
 	 * resource numbers allocated) for the life of the process. */
 	if (!rnic_dev_ready[node]) {
+		/* On a multi-process fabric this process now hosts the node
+		 * (EBUSY if another one does). */
+		ret = -rnic_sim_node_attach(sim, node);
+		if (ret)
+			goto out;
 		dev->sim = sim;
 		dev->node = node;
 		ret = dev_init(dev);

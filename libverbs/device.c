@@ -194,6 +194,7 @@ RV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	ctx->sim = ctx->dev->sim;
 	ctx->node = d->node;
+	rv_simthread_start(ctx->sim);
 	ctx->qp_table_size = ctx->dev->caps.n_qp;
 	ctx->qp_table = calloc(ctx->qp_table_size, sizeof(*ctx->qp_table));
 	if (!ctx->qp_table) {

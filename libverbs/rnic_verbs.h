@@ -332,6 +332,8 @@ void rv_ev_setup(struct rnic_sim *sim);
 int rv_ev_ctx_open(struct rv_context *ctx);
 void rv_ev_ctx_close(struct rv_context *ctx);
 void rv_ev_process(void);
+/* Fabric processes: the thread that runs the nodes meanwhile (simthread.c). */
+void rv_simthread_start(struct rnic_sim *sim);
 void rv_ev_poll_point(void);
 void rv_ev_cq_add(struct rv_cq *cq);
 void rv_ev_cq_remove(struct rv_cq *cq);

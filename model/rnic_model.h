@@ -91,8 +91,34 @@ void rnic_sim_default_cfg(struct rnic_sim_cfg *cfg);
 struct rnic_sim *rnic_sim_create(const struct rnic_sim_cfg *cfg);
 void rnic_sim_destroy(struct rnic_sim *sim);
 
-/* The process-wide simulation used by the verbs library (created on first use). */
+/* The process-wide simulation used by the verbs library (created on first use;
+ * with RNIC_FABRIC=<dir> in the environment it is a fabric simulation). */
 struct rnic_sim *rnic_sim_global(void);
+
+/*
+ * Multi-process fabric (docs/fabric.md). A fabric simulation starts without
+ * nodes; rnic_sim_node_attach() hosts node @node in this process: its RTL,
+ * host memory and IOMMU live here and its link goes to the switch serving
+ * directory @dir (`rnic-fabric DIR`, started by the first attach if none
+ * runs), over SimBricks' Ethernet adapter protocol with the wire latency as
+ * lookahead. Simulated time only advances as far as the switch allows, so
+ * frames arrive at the cycles the single-process wire gives. Every other
+ * call works on hosted nodes only.
+ */
+struct rnic_sim *rnic_sim_create_fabric(const struct rnic_sim_cfg *cfg, const char *dir);
+/* 0; -EBUSY: another process hosts the node; -EHOSTUNREACH: no switch could
+ * be reached or started; -EINVAL: wire latency 0; other -errno. A simulation
+ * without a fabric hosts every node: 0. */
+int rnic_sim_node_attach(struct rnic_sim *sim, unsigned int node);
+int rnic_sim_node_hosted(const struct rnic_sim *sim, unsigned int node);
+/* The fabric directory, or NULL. */
+const char *rnic_sim_fabric_dir(const struct rnic_sim *sim);
+/* Runs up to @max_cycles cycles, as many as the fabric allows without
+ * waiting for another process; returns the number run (all of them
+ * without a fabric). */
+uint64_t rnic_sim_run_avail(struct rnic_sim *sim, uint64_t max_cycles);
+/* Sleeps until the fabric lets this process go on or @timeout_us pass. */
+void rnic_sim_fabric_block(struct rnic_sim *sim, unsigned int timeout_us);
 
 unsigned int rnic_sim_nodes(const struct rnic_sim *sim);
 uint64_t rnic_sim_cycle(const struct rnic_sim *sim);

@@ -54,12 +54,14 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <sched.h>
 #include <string>
 #include <sys/stat.h>
 #include <type_traits>
 #include <utility>
 
 #include "Vrnic_top.h"
+#include "fabric/fabric_link.h"
 #include "host_mem.h"
 #include "mmio.h"
 #include "monitor.h"
@@ -79,6 +81,7 @@ constexpr uint8_t kIrqKind = 0xff;		/* marks an interrupt in pend */
 constexpr uint64_t kNoCycle = ~0ull;
 constexpr uint64_t kProgressStride = 1024;	/* cycles between clock reads */
 constexpr uint64_t kDefaultTriggerCycles = 4000;
+constexpr uint64_t kPromiseStride = 4;		/* cycles between fabric promises */
 
 using port_data_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().dma_wr_data_o)>;
 using port_keep_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().tx_keep_o)>;
@@ -124,7 +127,9 @@ void rnic::model_warn(unsigned node, uint64_t cycle, const char *fmt, ...)
 }
 
 struct rnic_sim {
-	explicit rnic_sim(const rnic_sim_cfg &c);
+	/* @fabric: the directory of a multi-process fabric (docs/fabric.md);
+	 * nullptr: every node is simulated here and the wire is local. */
+	rnic_sim(const rnic_sim_cfg &c, const char *fabric);
 	~rnic_sim();
 
 	void tick();
@@ -172,6 +177,28 @@ struct rnic_sim {
 	}
 	void progress(uint64_t c);
 
+	/* Multi-process fabric. A node exists here once attach() hosted it. */
+	bool on_fabric() const { return !fabric_dir.empty(); }
+	int attach(unsigned i);
+	void fabric_take();
+	uint64_t fabric_bound() const
+	{
+		uint64_t b = ~0ull;
+
+		for (unsigned i = 0; i < n; i++)
+			if (nodes[i])
+				b = std::min(b, links[i].bound());
+		return b;
+	}
+	void fabric_wait(uint64_t c);
+	void fabric_block(unsigned us);
+	void fabric_promise(uint64_t next)
+	{
+		for (unsigned i = 0; i < n; i++)
+			if (nodes[i])
+				links[i].promise(next);
+	}
+
 	rnic_sim_cfg cfg;
 	std::unique_ptr<VerilatedContext> ctx;
 	std::unique_ptr<node> nodes[RNIC_SIM_MAX_NODES];
@@ -179,6 +206,9 @@ struct rnic_sim {
 	wire net;
 	monitor mon;
 	std::unique_ptr<VerilatedFstC> tfp;
+	std::string fabric_dir;
+	fabric_link links[RNIC_SIM_MAX_NODES];
+	std::vector<fabric_link::rx_frame> fab_rx;
 
 	/* Trace windows (rnic_model.h). tr_start < tr_end is the cycle range. */
 	uint64_t tr_start = 0, tr_end = 0;
@@ -217,6 +247,8 @@ private:
 	}
 	void sample(unsigned i, uint64_t c);
 	void dispatch(uint64_t c);
+	void init_inputs(unsigned i);
+	void add_node(unsigned i);
 };
 
 static wire_cfg make_wire_cfg(const rnic_sim_cfg &c)
@@ -378,39 +410,60 @@ static void env_progress(rnic_sim *sim)
 		rnic_sim_progress(sim, sec);
 }
 
-rnic_sim::rnic_sim(const rnic_sim_cfg &c)
+static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
+
+void rnic_sim::init_inputs(unsigned i)
+{
+	Vrnic_top &t = *nodes[i]->top;
+
+	t.clk_i = 0;
+	t.rst_ni = 0;
+	t.mmio_valid_i = 0;
+	t.mmio_we_i = 0;
+	t.mmio_addr_i = 0;
+	t.mmio_wdata_i = 0;
+	t.dma_rd_req_ready_i = 0;
+	t.dma_rd_rsp_valid_i = 0;
+	port_put(t.dma_rd_rsp_data_i, nullptr, 0);
+	t.dma_rd_rsp_tag_i = 0;
+	t.dma_rd_rsp_last_i = 0;
+	t.dma_rd_rsp_err_i = 0;
+	t.dma_wr_ready_i = 0;
+	t.tx_ready_i = 0;
+	t.rx_valid_i = 0;
+	port_put(t.rx_data_i, nullptr, 0);
+	t.rx_keep_i = 0;
+	t.rx_last_i = 0;
+}
+
+static void fabric_uplink(void *arg, unsigned node, uint64_t cycle, const uint8_t *f, size_t len)
+{
+	static_cast<rnic_sim *>(arg)->links[node].send_frame(cycle, f, len);
+}
+
+rnic_sim::rnic_sim(const rnic_sim_cfg &c, const char *fabric)
 	: cfg(c), ctx(new VerilatedContext), n(c.nodes), net(make_wire_cfg(c)), mon(c.nodes)
 {
-	static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
-
 	/* Deterministic start: no random X initialisation, tracing possible. */
 	ctx->randReset(0);
 	ctx->traceEverOn(true);
+	pend.reserve(64);
+	if (fabric && *fabric) {
+		/* Nodes come with attach(); the trace opens with the first. */
+		fabric_dir = fabric;
+		net.set_uplink(fabric_uplink, this);
+		const char *e = std::getenv("RNIC_PCAP");
+
+		if (e && *e)
+			env_pcap(this, e, env_pcap_seq++);
+		env_progress(this);
+		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		nodes[i].reset(new node(ctx.get(), i, cfg));
-		Vrnic_top &t = *nodes[i]->top;
-
-		t.clk_i = 0;
-		t.rst_ni = 0;
-		t.mmio_valid_i = 0;
-		t.mmio_we_i = 0;
-		t.mmio_addr_i = 0;
-		t.mmio_wdata_i = 0;
-		t.dma_rd_req_ready_i = 0;
-		t.dma_rd_rsp_valid_i = 0;
-		port_put(t.dma_rd_rsp_data_i, nullptr, 0);
-		t.dma_rd_rsp_tag_i = 0;
-		t.dma_rd_rsp_last_i = 0;
-		t.dma_rd_rsp_err_i = 0;
-		t.dma_wr_ready_i = 0;
-		t.tx_ready_i = 0;
-		t.rx_valid_i = 0;
-		port_put(t.rx_data_i, nullptr, 0);
-		t.rx_keep_i = 0;
-		t.rx_last_i = 0;
+		init_inputs(i);
 	}
 
-	pend.reserve(64);
 	const char *e = std::getenv("RNIC_TRACE");
 
 	if (e && *e) {
@@ -448,20 +501,126 @@ rnic_sim::~rnic_sim()
 	/* The trace refers to the models: close it first. */
 	trace_close();
 	for (unsigned i = 0; i < n; i++)
-		nodes[i]->top->final();
-	for (unsigned i = 0; i < n; i++)
+		if (nodes[i])
+			nodes[i]->top->final();
+	for (unsigned i = 0; i < n; i++) {
 		nodes[i].reset();
+		links[i].detach();
+	}
+}
+
+/* A node joining a fabric: created and reset on its own (not dumped). */
+void rnic_sim::add_node(unsigned i)
+{
+	nodes[i].reset(new node(ctx.get(), i, cfg));
+	init_inputs(i);
+	Vrnic_top &t = *nodes[i]->top;
+
+	for (unsigned k = 0; k < kResetCycles; k++) {
+		t.clk_i = 0;
+		t.eval();
+		t.clk_i = 1;
+		t.eval();
+	}
+	t.rst_ni = 1;
+}
+
+int rnic_sim::attach(unsigned i)
+{
+	uint64_t start;
+	bool any = false;
+
+	if (!on_fabric() || nodes[i])
+		return 0;
+	for (unsigned k = 0; k < n; k++)
+		any = any || nodes[k];
+	int r = links[i].attach(fabric_dir, i, cfg.wire_latency, cycle, &start);
+
+	if (r)
+		return r;
+	if (start != cycle) {
+		/* Only a process that simulates nothing yet may move its clock. */
+		if (any) {
+			links[i].detach();
+			return -EIO;
+		}
+		cycle = start;
+	}
+	add_node(i);
+	const char *e = std::getenv("RNIC_TRACE");
+
+	if (e && *e && !tfp) {
+		std::string p = env_path(e, env_trace_seq++);
+
+		if (trace_open(p.c_str(), 1u << i))
+			std::fprintf(stderr, "rnic model: cannot open trace %s\n", p.c_str());
+	}
+	return 0;
+}
+
+/* The switch's frames join the wire at their arrival cycles. */
+void rnic_sim::fabric_take()
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!nodes[i] || !links[i].drain(fab_rx))
+			continue;
+		for (const fabric_link::rx_frame &f : fab_rx) {
+			/* Cannot happen while the lookahead holds (fabric_proto.h). */
+			if (f.at < cycle)
+				model_warn(i, cycle, "fabric frame for cycle %llu arrived late",
+					   (unsigned long long)f.at);
+			net.arrive(i, f.at, f.data.data(), f.data.size());
+		}
+		fab_rx.clear();
+	}
+}
+
+/* Edge @c may run once every hosted node's link promised past it. */
+void rnic_sim::fabric_wait(uint64_t c)
+{
+	unsigned spins = 0;
+
+	fabric_take();
+	while (c >= fabric_bound()) {
+		fabric_promise(c);
+		fabric_take();
+		if (c < fabric_bound())
+			break;
+		if (!(++spins & 255)) {
+			for (unsigned i = 0; i < n; i++)
+				if (nodes[i])
+					links[i].check_alive();
+		}
+		if (spins > 32)
+			fabric_block(1000);
+	}
+}
+
+/* Sleeps on the link that holds this process back. */
+void rnic_sim::fabric_block(unsigned us)
+{
+	unsigned lim = n;
+
+	for (unsigned i = 0; i < n; i++)
+		if (nodes[i] && (lim == n || links[i].bound() < links[lim].bound()))
+			lim = i;
+	if (lim < n)
+		links[lim].wait(us);
 }
 
 void rnic_sim::tick()
 {
 	const uint64_t c = cycle;
 
+	if (on_fabric())
+		fabric_wait(c);
 	dump_on = tfp && trace_gate(c);
 	if (prog_interval > 0 && !(c % kProgressStride))
 		progress(c);
 	net.deliver(c);
 	for (unsigned i = 0; i < n; i++) {
+		if (!nodes[i])
+			continue;
 		node &nd = *nodes[i];
 		Vrnic_top &t = *nd.top;
 
@@ -473,6 +632,8 @@ void rnic_sim::tick()
 	}
 	dump();
 	for (unsigned i = 0; i < n; i++) {
+		if (!nodes[i])
+			continue;
 		Vrnic_top &t = *nodes[i]->top;
 
 		sample(i, c);
@@ -482,9 +643,13 @@ void rnic_sim::tick()
 	dump();
 	cycle = c + 1;
 	for (unsigned i = 0; i < n; i++)
-		nodes[i]->mem.retire(c);
+		if (nodes[i])
+			nodes[i]->mem.retire(c);
 	if (!pend.empty())
 		dispatch(c);
+	/* Keep the switch going while this process runs ahead of its promise. */
+	if (on_fabric() && !(cycle & (kPromiseStride - 1)))
+		fabric_promise(cycle);
 }
 
 void rnic_sim::sample(unsigned i, uint64_t c)
@@ -543,7 +708,8 @@ void rnic_sim::progress(uint64_t c)
 	if (dt < prog_interval)
 		return;
 	for (unsigned i = 0; i < n; i++)
-		cq += nodes[i]->cqes;
+		if (nodes[i])
+			cq += nodes[i]->cqes;
 	std::fprintf(stderr, "rnic progress: cycle %llu (%.3f ms simulated), %llu CQEs written, "
 		     "%.3g cycles/s (%.3g over %.1f s)\n",
 		     (unsigned long long)c, (double)c * 4e-6, (unsigned long long)cq,
@@ -571,7 +737,7 @@ int rnic_sim::trace_open(const char *path, uint32_t node_mask)
 	 * model's signals sit under its name (node0, node1, ...). */
 	tfp.reset(new VerilatedFstC);
 	for (unsigned i = 0; i < n; i++)
-		if (node_mask >> i & 1)
+		if ((node_mask >> i & 1) && nodes[i])
 			nodes[i]->top->trace(tfp.get(), 99);
 	tfp->open(path);
 	if (!tfp->isOpen()) {
@@ -594,10 +760,20 @@ void rnic_sim::trace_close()
 
 static bool node_ok(const rnic_sim *sim, unsigned node, const char *fn)
 {
-	if (sim && node < sim->n)
+	if (sim && node < sim->n && sim->nodes[node])
 		return true;
-	std::fprintf(stderr, "rnic model: %s: no node %u\n", fn, node);
+	if (sim && node < sim->n)
+		std::fprintf(stderr, "rnic model: %s: node %u is not hosted by this process\n",
+			     fn, node);
+	else
+		std::fprintf(stderr, "rnic model: %s: no node %u\n", fn, node);
 	return false;
+}
+
+/* For counters: a node another process hosts has none here. */
+static bool node_here(const rnic_sim *sim, unsigned node)
+{
+	return sim && node < sim->n && sim->nodes[node];
 }
 
 static std::mutex global_lock;
@@ -627,11 +803,15 @@ static void wire_stats(rnic_sim *sim)
 	for (unsigned k = 0; k < 1000 && !sim->in_cb && !sim->net.idle(); k++)
 		sim->run(100);
 	for (unsigned i = 0; i < sim->n; i++) {
+		if (!node_here(sim, i))
+			continue;
 		pkts[i] = rnic_sim_mmio_read(sim, i, kRegCntRxPkts);	/* ~0 in a callback */
 		drop[i] = rnic_sim_mmio_read(sim, i, kRegCntRxDrop);
 	}
 	print_fault_header(f);
 	for (unsigned i = 0; i < sim->n; i++) {
+		if (!node_here(sim, i))
+			continue;
 		for (unsigned d = 0; d < 2; d++)
 			print_fault_counts(f, i, d, sim->net.fault_counts(i, d));
 		std::fprintf(f, "%4u rtl rx_pkts %llu rx_drop %llu%s\n", i, (unsigned long long)pkts[i],
@@ -722,7 +902,62 @@ void rnic_sim_default_cfg(struct rnic_sim_cfg *cfg)
 
 struct rnic_sim *rnic_sim_create(const struct rnic_sim_cfg *cfg)
 {
-	return new rnic_sim(sanitize(cfg));
+	return new rnic_sim(sanitize(cfg), nullptr);
+}
+
+struct rnic_sim *rnic_sim_create_fabric(const struct rnic_sim_cfg *cfg, const char *dir)
+{
+	if (!dir || !*dir)
+		return nullptr;
+	return new rnic_sim(sanitize(cfg), dir);
+}
+
+int rnic_sim_node_attach(struct rnic_sim *sim, unsigned int node)
+{
+	if (!sim || node >= sim->n)
+		return -ENODEV;
+	if (!sim->may_run(__func__))
+		return -EBUSY;
+	return sim->attach(node);
+}
+
+int rnic_sim_node_hosted(const struct rnic_sim *sim, unsigned int node)
+{
+	return node_here(sim, node);
+}
+
+const char *rnic_sim_fabric_dir(const struct rnic_sim *sim)
+{
+	return sim && sim->on_fabric() ? sim->fabric_dir.c_str() : nullptr;
+}
+
+void rnic_sim_fabric_block(struct rnic_sim *sim, unsigned int timeout_us)
+{
+	if (sim->on_fabric() && sim->may_run(__func__)) {
+		sim->fabric_block(timeout_us);
+		sim->fabric_take();
+	}
+}
+
+uint64_t rnic_sim_run_avail(struct rnic_sim *sim, uint64_t max_cycles)
+{
+	uint64_t i = 0;
+
+	if (!sim->may_run(__func__))
+		return 0;
+	if (!sim->on_fabric()) {
+		sim->run(max_cycles);
+		return max_cycles;
+	}
+	sim->fabric_take();
+	while (i < max_cycles && sim->cycle < sim->fabric_bound()) {
+		sim->tick();
+		i++;
+	}
+	/* Stopping here: let the switch move on meanwhile. */
+	sim->fabric_promise(sim->cycle);
+	sim->check_finish();
+	return i;
 }
 
 void rnic_sim_destroy(struct rnic_sim *sim)
@@ -748,7 +983,7 @@ struct rnic_sim *rnic_sim_global(void)
 
 		rnic_sim_default_cfg(&cfg);
 		env_cfg(&cfg);
-		global_sim = new rnic_sim(sanitize(&cfg));
+		global_sim = new rnic_sim(sanitize(&cfg), std::getenv("RNIC_FABRIC"));
 		env_faults(global_sim);
 		/* Registered after Verilator's own statics exist, so it runs
 		 * before they are destroyed. */
@@ -866,37 +1101,37 @@ int rnic_sim_iommu_unmap(struct rnic_sim *sim, unsigned int node, uint64_t iova,
 
 uint64_t rnic_sim_iommu_faults(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->nodes[node]->mem.faults() : 0;
+	return node_here(sim, node) ? sim->nodes[node]->mem.faults() : 0;
 }
 
 uint64_t rnic_sim_dma_writes(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->nodes[node]->mem.writes() : 0;
+	return node_here(sim, node) ? sim->nodes[node]->mem.writes() : 0;
 }
 
 uint64_t rnic_sim_irqs(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->nodes[node]->irqs : 0;
+	return node_here(sim, node) ? sim->nodes[node]->irqs : 0;
 }
 
 uint64_t rnic_sim_wire_frames(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->net.frames(node) : 0;
+	return node_here(sim, node) ? sim->net.frames(node) : 0;
 }
 
 uint64_t rnic_sim_wire_drops(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->net.drops(node) : 0;
+	return node_here(sim, node) ? sim->net.drops(node) : 0;
 }
 
 uint64_t rnic_sim_mmio_timeouts(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->nodes[node]->mmio_timeouts : 0;
+	return node_here(sim, node) ? sim->nodes[node]->mmio_timeouts : 0;
 }
 
 uint64_t rnic_sim_protocol_errors(const struct rnic_sim *sim, unsigned int node)
 {
-	if (!node_ok(sim, node, __func__))
+	if (!node_here(sim, node))
 		return 0;
 	const ::node &nd = *sim->nodes[node];
 
@@ -1000,7 +1235,7 @@ void rnic_sim_pcap_close_link(struct rnic_sim *sim, unsigned int node)
 
 uint64_t rnic_sim_cqes(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_ok(sim, node, __func__) ? sim->nodes[node]->cqes : 0;
+	return node_here(sim, node) ? sim->nodes[node]->cqes : 0;
 }
 
 void rnic_sim_progress(struct rnic_sim *sim, double seconds)

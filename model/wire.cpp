@@ -131,6 +131,11 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 	p.frames++;
 	if (pcap_)
 		pcap_frame(cycle, f);
+	if (uplink_) {
+		uplink_(uplink_arg_, node, cycle, f.data(), f.size());
+		free_buf(b);
+		return;
+	}
 
 	uint32_t dst = route(f);
 
@@ -207,6 +212,15 @@ void wire::inject(unsigned node, uint64_t cycle, const uint8_t *data, size_t len
 
 	bufs_[b].assign(data, data + len);
 	send_buf(node, cycle, b);
+}
+
+void wire::arrive(unsigned node, uint64_t at, const uint8_t *data, size_t len)
+{
+	uint32_t b = alloc_buf();
+
+	bufs_[b].assign(data, data + len);
+	port_[node].rx.cnt.frames++;
+	flight_.push({at, seq_++, b, (uint16_t)node, 0});
 }
 
 void wire::set_faults(unsigned node, unsigned dir, const rnic_wire_faults *f, uint64_t now)

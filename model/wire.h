@@ -69,6 +69,19 @@ public:
 	/* A frame from @node whose last beat leaves at edge @cycle. */
 	void inject(unsigned node, uint64_t cycle, const uint8_t *data, size_t len);
 
+	/* Multi-process fabric (docs/fabric.md): the frames the nodes send
+	 * leave through @fn (after the pcap and the frame count) instead of
+	 * the local switch, and the switch's frames come in by arrive(). */
+	using uplink_fn = void (*)(void *arg, unsigned node, uint64_t cycle,
+				   const uint8_t *frame, size_t len);
+	void set_uplink(uplink_fn fn, void *arg)
+	{
+		uplink_ = fn;
+		uplink_arg_ = arg;
+	}
+	/* A frame for @node whose first beat reaches its RX at cycle @at. */
+	void arrive(unsigned node, uint64_t at, const uint8_t *data, size_t len);
+
 	/* Nothing in flight, held back, queued or being sent. */
 	bool idle() const
 	{
@@ -173,6 +186,8 @@ private:
 	size_t nheld_ = 0;	/* frames held back on all links */
 	uint64_t now_ = 0;	/* cycle of the send or delivery being handled */
 	FILE *pcap_ = nullptr;
+	uplink_fn uplink_ = nullptr;
+	void *uplink_arg_ = nullptr;
 };
 
 } /* namespace rnic */
