@@ -8,9 +8,10 @@
  * running, with the rnic lock held by that caller; it must not run the
  * simulation or take the lock again, so it only does bookkeeping:
  *   - CQ 0 (the event queue): counts the interrupt and sets rv_ev_work; the
- *     record itself becomes visible in host memory only mem_wr_latency
- *     cycles later (the interrupt fires with the last beat of the DMA write),
- *     so it is read at the next safe point;
+ *     record is read at the next safe point (the model delivers an
+ *     interrupt only once every DMA write the NIC posted before it is
+ *     visible, as PCIe orders an MSI behind earlier posted writes, so the
+ *     record is there);
  *   - an armed CQ with a completion channel: writes a CQ event into the
  *     channel's pipe at once.
  *

@@ -194,6 +194,19 @@ static int rv_ev_run(uint32_t nodes, uint64_t budget, rv_check_fn check, void *a
 		if (!one || step > RV_EV_STEP)
 			step = one ? RV_EV_STEP : 1;
 		rnic_lock();
+		/*
+		 * Another thread (a fabric process's simulation thread) may
+		 * have run the model and written a record while this one
+		 * waited for the lock: look at the fds before waiting for
+		 * the next write, which may never come.
+		 */
+		if (gen != rv_fd_gen) {
+			rnic_unlock();
+			gen = __atomic_load_n(&rv_fd_gen, __ATOMIC_ACQUIRE);
+			unchecked = 0;
+			r = check(arg);
+			continue;
+		}
 		got = rnic_sim_wait(sim, node, step);
 		if (rv_ev_work)
 			rv_ev_process();

@@ -52,6 +52,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <sched.h>
@@ -102,7 +103,15 @@ struct node {
 	std::unique_ptr<Vrnic_top> top;
 	host_mem mem;
 	mmio io;
-	uint64_t irqs = 0;
+	/* MSIs raised but not delivered: PCIe ordering lets an MSI (a posted
+	 * write) reach the host only after the DMA writes posted before it,
+	 * so each waits for the write count it saw to become visible. */
+	struct msi {
+		uint64_t after_writes;
+		uint16_t cqn;
+	};
+	std::deque<msi> msis;
+	uint64_t irqs = 0;	/* MSIs delivered */
 	uint64_t mmio_timeouts = 0;
 	uint64_t cqes = 0;
 };
@@ -642,9 +651,19 @@ void rnic_sim::tick()
 	}
 	dump();
 	cycle = c + 1;
-	for (unsigned i = 0; i < n; i++)
-		if (nodes[i])
-			nodes[i]->mem.retire(c);
+	for (unsigned i = 0; i < n; i++) {
+		if (!nodes[i])
+			continue;
+		node &nd = *nodes[i];
+
+		nd.mem.retire(c);
+		while (!nd.msis.empty() && nd.msis.front().after_writes <= nd.mem.writes()) {
+			nd.irqs++;
+			if (irq_cb)
+				pend.push_back({c, nd.msis.front().cqn, 0, (uint8_t)i, kIrqKind});
+			nd.msis.pop_front();
+		}
+	}
 	if (!pend.empty())
 		dispatch(c);
 	/* Keep the switch going while this process runs ahead of its promise. */
@@ -660,11 +679,8 @@ void rnic_sim::sample(unsigned i, uint64_t c)
 	nd.io.sample(t, c);
 	nd.mem.sample(t, c);
 	net.sample(i, t, c);
-	if (t.irq_valid_o) {
-		nd.irqs++;
-		if (irq_cb)
-			pend.push_back({c, t.irq_cqn_o, 0, (uint8_t)i, kIrqKind});
-	}
+	if (t.irq_valid_o)
+		nd.msis.push_back({nd.mem.writes() + nd.mem.writes_queued(), t.irq_cqn_o});
 	if (t.ev_valid_o) {
 		nd.cqes += __builtin_popcount(t.ev_valid_o & (1u << RNIC_EV_SEND_CQE |
 							     1u << RNIC_EV_RECV_CQE));

@@ -14,6 +14,10 @@
  *   epoll_wakes         the same with epoll_wait()
  *   get_cq_event_blocks ibv_get_cq_event() without a poll() first waits for
  *                       the event
+ *   event_after_cqe     PCIe ordering: when ibv_get_cq_event() returns, the
+ *                       completion that raised the interrupt is already in
+ *                       memory - one ibv_poll_cq() returns it without
+ *                       letting a cycle pass
  *   read_fd             a read() of channel->fd returns the CQ handle (what
  *                       rdma-core's ibv_get_cq_event() reads)
  *   no_event_unarmed    no event without ibv_req_notify_cq(), and one
@@ -205,6 +209,32 @@ static void get_cq_event_blocks(void)
 	ibv_ack_cq_events(r.p.s[1].rcq, 1);
 	close_res(&r);
 	printf("get_cq_event_blocks: ok\n");
+}
+
+static void event_after_cqe(void)
+{
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	struct res r;
+	uint64_t id, t0;
+
+	open_res(&r);
+	CHECK_OK(ibv_req_notify_cq(r.p.s[1].rcq, 0));
+	id = r.id++;
+	sg = t_sge(&r.dst, 0, 256);
+	POST_RECV(r.p.s[1].qp, id, &sg, 1);
+	sg = t_sge(&r.src, 0, 48);
+	POST_SEND(r.p.s[0].qp, id, IBV_WR_SEND, 0, &sg, 1, 0, 0, 0);
+	EXPECT_CQ_EVENT(r.p.s[1].ch, r.p.s[1].rcq, NULL);
+	CHECK_OK(ibv_req_notify_cq(r.p.s[1].rcq, 0));
+	t0 = rnic_verbs_sim_cycle();
+	CHECK_EQ(ibv_poll_cq(r.p.s[1].rcq, 1, &wc), 1);
+	CHECK_EQ(rnic_verbs_sim_cycle(), t0);
+	EXPECT_WC(&wc, id, IBV_WC_SUCCESS, IBV_WC_RECV, r.p.s[1].qp->qp_num, 48,
+		  T_ANY, T_ANY);
+	ibv_ack_cq_events(r.p.s[1].rcq, 1);
+	close_res(&r);
+	printf("event_after_cqe: ok\n");
 }
 
 static void read_fd(void)
@@ -428,6 +458,7 @@ int main(void)
 	select_wakes();
 	epoll_wakes();
 	get_cq_event_blocks();
+	event_after_cqe();
 	read_fd();
 	no_event_unarmed();
 	solicited_only();
