@@ -6,29 +6,48 @@
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rnic_drv.h"
 
 struct rnic_biglock rnic_biglock;
 
+/*
+ * Spin briefly (the holder of a data-path call lets go within a few hundred
+ * nanoseconds), then sleep on the serving word: a holder that runs the model
+ * for a long time - on a multi-process fabric it may wait for other
+ * processes - must not have its waiters burn the cores those need.
+ */
 void rnic_lock_wait(unsigned int ticket)
 {
-	unsigned int spins = 0;
+	unsigned int spins = 0, v;
 
-	while (__atomic_load_n(&rnic_biglock.serving, __ATOMIC_ACQUIRE) != ticket) {
-		if (++spins > 64)
-			sched_yield();
+	while ((v = __atomic_load_n(&rnic_biglock.serving, __ATOMIC_ACQUIRE)) != ticket) {
+		if (++spins <= 64) {
 #if defined(__x86_64__) || defined(__i386__)
-		else
 			__builtin_ia32_pause();
 #endif
+			continue;
+		}
+		__atomic_fetch_add(&rnic_biglock.sleepers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&rnic_biglock.serving, __ATOMIC_SEQ_CST) == v)
+			syscall(SYS_futex, &rnic_biglock.serving, FUTEX_WAIT_PRIVATE, v, NULL,
+				NULL, 0);
+		__atomic_fetch_sub(&rnic_biglock.sleepers, 1, __ATOMIC_SEQ_CST);
 	}
+}
+
+void rnic_lock_wake(void)
+{
+	syscall(SYS_futex, &rnic_biglock.serving, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* IOVA space handed out by the driver: above 4 GiB so that a zero or

@@ -47,7 +47,8 @@
  */
 struct rnic_biglock {
 	unsigned int next;	/* next ticket to hand out */
-	unsigned int serving;	/* ticket that holds the lock */
+	unsigned int serving;	/* ticket that holds the lock (a futex word) */
+	unsigned int sleepers;	/* waiters asleep on serving */
 	unsigned int depth;	/* recursion depth of the owner */
 	unsigned long owner;	/* pthread_self() of a recursive owner, 0 if none */
 };
@@ -55,8 +56,10 @@ struct rnic_biglock {
 /* Hidden: inside libibverbs.so the data path reaches it without a GOT load. */
 extern struct rnic_biglock rnic_biglock __attribute__((visibility("hidden")));
 
-/* Contended acquisition: spin a little, then yield until @ticket is served. */
+/* Contended acquisition: spin a little, then sleep until @ticket is served. */
 void rnic_lock_wait(unsigned int ticket);
+/* Wakes the sleepers after serving moved (they look at their tickets). */
+void rnic_lock_wake(void);
 
 /*
  * Leaf locking for the data path (post, poll): no recursion bookkeeping.
@@ -74,8 +77,12 @@ static inline void rnic_lock_leaf(void)
 
 static inline void rnic_unlock_leaf(void)
 {
+	/* Sequentially consistent against rnic_lock_wait()'s "sleepers++, then
+	 * look at serving": either it sees the new ticket or we see it. */
 	__atomic_store_n(&rnic_biglock.serving, rnic_biglock.serving + 1,
-			 __ATOMIC_RELEASE);
+			 __ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&rnic_biglock.sleepers, __ATOMIC_SEQ_CST) != 0, 0))
+		rnic_lock_wake();
 }
 
 /*
