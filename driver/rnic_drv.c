@@ -31,11 +31,6 @@ void rnic_lock_wait(unsigned int ticket)
 	}
 }
 
-/* IOVA space handed out by the driver: above 4 GiB so that a zero or
- * truncated address never hits a mapping, below 2^47. */
-#define RNIC_IOVA_BASE		(1ULL << 32)
-#define RNIC_IOVA_END		(1ULL << 47)
-
 struct rnic_iova_range {
 	uint64_t start;
 	uint64_t len;
