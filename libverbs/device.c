@@ -219,12 +219,20 @@ RV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 	ibctx = &ctx->vctx.context;
 	ibctx->device = device;
-	ibctx->cmd_fd = -1;
+	/*
+	 * There is no kernel command channel, yet programs treat cmd_fd as an
+	 * open descriptor (pyverbs dup()s it to import the context). An
+	 * O_PATH descriptor is one that carries nothing: read, write, ioctl
+	 * and mmap on it fail with EBADF; ibv_import_device() refuses it.
+	 */
+	ibctx->cmd_fd = open("/dev/null", O_PATH | O_CLOEXEC);
 	ibctx->async_fd = -1;
 	ctx->async_wfd = -1;
 	/* A pipe the library writes asynchronous events into (events.c). */
 	ret = rv_ev_ctx_open(ctx);
 	if (ret) {
+		if (ibctx->cmd_fd >= 0)
+			close(ibctx->cmd_fd);
 		free(ctx->qp_table);
 		rnic_dev_close(ctx->dev);
 		free(ctx);
@@ -271,12 +279,16 @@ RV_EXPORT int ibv_close_device(struct ibv_context *context)
 	rnic_unlock();
 	rnic_dev_close(ctx->dev);
 	rv_ev_ctx_close(ctx);
+	if (context->cmd_fd >= 0)
+		close(context->cmd_fd);
 	pthread_mutex_destroy(&context->mutex);
 	free(ctx->qp_table);
 	free(ctx);
 	return 0;
 }
 
+/* Sharing a context across processes or descriptors needs a kernel
+ * object to share; the simulated device has none (docs/verbs.md). */
 RV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 {
 	(void)cmd_fd;
