@@ -144,7 +144,7 @@ static int rv_provider_only(const char *fn)
 		said[nsaid++] = fn;
 	pthread_mutex_unlock(&rv_provider_lock);
 	if (tell)
-		fprintf(stderr, "rnic: %s: a provider's kernel interface, not supported by this libibverbs (it drives the simulated RNIC only): EOPNOTSUPP\n",
+		fprintf(stderr, "rnic: %s: provider interface, not supported by this libibverbs (it drives only the simulated RNIC): EOPNOTSUPP\n",
 			fn);
 	errno = EOPNOTSUPP;
 	return EOPNOTSUPP;
