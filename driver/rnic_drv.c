@@ -50,11 +50,6 @@ void rnic_lock_wake(void)
 	syscall(SYS_futex, &rnic_biglock.serving, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* IOVA space handed out by the driver: above 4 GiB so that a zero or
- * truncated address never hits a mapping, below 2^47. */
-#define RNIC_IOVA_BASE		(1ULL << 32)
-#define RNIC_IOVA_END		(1ULL << 47)
-
 struct rnic_iova_range {
 	uint64_t start;
 	uint64_t len;

@@ -131,6 +131,13 @@ struct rnic_caps {
 #define RNIC_MAX_CQE		65535	/* ring of up to 65536 CQEs */
 #define RNIC_MIN_CQ_LOG		1
 #define RNIC_PAGE_SIZE		RNIC_SIM_PAGE_SIZE
+/* IOVA space handed out by the driver: above 4 GiB so that a zero or
+ * truncated address never hits a mapping, below 2^47. */
+#define RNIC_IOVA_BASE		(1ULL << 32)
+#define RNIC_IOVA_END		(1ULL << 47)
+/* The largest MR: all of the IOVA space but the guard page that follows
+ * every mapping (ibv_device_attr.max_mr_size). */
+#define RNIC_MAX_MR_SIZE	(RNIC_IOVA_END - RNIC_IOVA_BASE - RNIC_PAGE_SIZE)
 
 struct rnic_iova_range;
 struct rnic_cqe;
