@@ -6,7 +6,7 @@
 # libibverbs.so.1 in LIBDIR. Passes when both exit 0, the switch stops
 # cleanly on SIGTERM, and each program's output matches every extended
 # regular expression of EXPECT (separated by %%: the lines that report what
-# was transferred).
+# was transferred; one written client:RE applies to the client only).
 set -u
 fab=$1 lib=$2 dir=$3 port=$4 expect=$5
 shift 5
@@ -51,7 +51,11 @@ rest=$expect
 while [ -n "$rest" ]; do
 	re=${rest%%\%\%*}
 	[ "$re" = "$rest" ] && rest="" || rest=${rest#*%%}
-	for side in server client; do
+	sides="server client"
+	case $re in
+	client:*) re=${re#client:}; sides=client ;;
+	esac
+	for side in $sides; do
 		grep -Eq "$re" "$dir/$side.out" || { echo "$side output lacks /$re/"; ok=0; }
 	done
 done
