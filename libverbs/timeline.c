@@ -467,12 +467,16 @@ static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 {
 	static uint64_t sum[RV_TL_NCLASS][RV_TL_MAX_CHAIN], cnt[RV_TL_NCLASS], part[RV_TL_NCLASS];
 	enum rv_tl_stamp ch[RV_TL_MAX_CHAIN];
-	struct rv_tl_lat *v;
-	uint32_t i, j, n = 0;
+	struct rv_tl_lat *v, *tp;
+	uint32_t i, j, n = 0, ntp = 0;
 
 	v = malloc((size_t)(rv_tl_n ? rv_tl_n : 1) * sizeof(*v));
-	if (!v)
+	tp = malloc((size_t)(rv_tl_n ? rv_tl_n : 1) * sizeof(*tp));
+	if (!v || !tp) {
+		free(v);
+		free(tp);
 		return;
+	}
 	memset(sum, 0, sizeof(sum));
 	memset(cnt, 0, sizeof(cnt));
 	memset(part, 0, sizeof(part));
@@ -483,6 +487,10 @@ static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 
 		if (!rv_tl_selected(r, ctx))
 			continue;
+		/* Unsignaled WRs count for throughput: a later CQE covers them. */
+		if (r->t[TL_POSTED] != RV_TL_NONE)
+			tp[ntp++] = (struct rv_tl_lat){ r->bytes, 0, r->t[TL_POSTED], r->t[TL_CQE],
+							r->op };
 		if (rv_tl_span(r, TL_POSTED, TL_CQE) != RV_TL_NONE)
 			v[n++] = (struct rv_tl_lat){ r->bytes, rv_tl_span(r, TL_POSTED, TL_CQE),
 						     r->t[TL_POSTED], r->t[TL_CQE], r->op };
@@ -517,28 +525,32 @@ static void rv_tl_summary(FILE *f, struct rv_context *ctx)
 	}
 	/*
 	 * What a bandwidth test measures, in simulated time: the group's bytes
-	 * over the cycles from its first post to its last CQE (a 4 ns cycle:
+	 * (signaled or not) over the cycles from its first post to its last CQE (a 4 ns cycle:
 	 * bytes * 8 / (cycles * 4) Gb/s). perftest's own numbers divide by
 	 * wall time, which says how fast the simulator ran, not the NIC.
 	 */
 	fprintf(f, "# throughput, first post to last CQE:    %-9s %9s %7s %12s %9s %9s\n",
 		"opcode", "bytes", "n", "cycles", "Gb/s", "Mmsg/s");
-	for (i = 0; i < n; i = j) {
-		uint64_t first = v[i].posted, last = v[i].cqe, span;
+	qsort(tp, ntp, sizeof(*tp), rv_tl_lat_cmp);
+	for (i = 0; i < ntp; i = j) {
+		uint64_t first = tp[i].posted, last = 0, span;
 
-		for (j = i; j < n && v[j].op == v[i].op && v[j].bytes == v[i].bytes; j++) {
-			if (v[j].posted < first)
-				first = v[j].posted;
-			if (v[j].cqe > last)
-				last = v[j].cqe;
+		for (j = i; j < ntp && tp[j].op == tp[i].op && tp[j].bytes == tp[i].bytes; j++) {
+			if (tp[j].posted < first)
+				first = tp[j].posted;
+			if (tp[j].cqe != RV_TL_NONE && tp[j].cqe > last)
+				last = tp[j].cqe;
 		}
-		span = last > first ? last - first : 1;
+		if (last <= first)
+			continue;	/* no completion seen */
+		span = last - first;
 		fprintf(f, "#                                        %-9s %9llu %7u %12llu %9.2f %9.3f\n",
-			rv_tl_op_name[v[i].op], (unsigned long long)v[i].bytes, j - i,
+			rv_tl_op_name[tp[i].op], (unsigned long long)tp[i].bytes, j - i,
 			(unsigned long long)span,
-			(double)v[i].bytes * (j - i) * 2.0 / (double)span,
+			(double)tp[i].bytes * (j - i) * 2.0 / (double)span,
 			(double)(j - i) * 250.0 / (double)span);
 	}
+	free(tp);
 	free(v);
 
 	fprintf(f, "# where the cycles went (mean per WR over the WRs with every stamp):\n");
