@@ -16,7 +16,7 @@
 // bypassed by a bit of Bytes - n. The matrices are constants computed at
 // elaboration by the functions below from the bit-serial definition.
 module rnic_crc32_beat #(
-  parameter int unsigned DataW = 256,
+  parameter int unsigned DataW = 256,  // a multiple of 32
   localparam int unsigned Bytes = DataW / 8,
   localparam int unsigned LenW = $clog2(Bytes + 1),
   localparam int unsigned NStage = $clog2(Bytes)
@@ -100,20 +100,26 @@ module rnic_crc32_beat #(
   localparam logic [32*32*NStage-1:0] UMat = unshift_matrices();
 
   logic [DataW-1:0] data;
-  logic [31:0] full, y;
+  logic [31:0] full, y, acc;
   logic [LenW-1:0] m;
 
   always_comb begin
     data = '0;
     full = '0;
     y = '0;
+    acc = '0;
     m = '0;
     crc_o = crc_i;
     if (len_i != '0) begin
       // Lanes past the valid bytes count as zero bytes, undone below.
       data = (len_i >= LenW'(Bytes)) ? data_i : (data_i & ~({DataW{1'b1}} << {len_i, 3'b000}));
+      // Row k: the parity of the selected input bits, folded 32 bits at a time.
       for (int k = 0; k < 32; k++) begin
-        full[k] = ^(crc_i & SMat[32*k +: 32]) ^ ^(data & DMat[DataW*k +: DataW]);
+        acc = crc_i & SMat[32*k +: 32];
+        for (int w = 0; w < DataW / 32; w++) begin
+          acc = acc ^ (data[32*w +: 32] & DMat[DataW*k + 32*w +: 32]);
+        end
+        full[k] = ^acc;
       end
       crc_o = full;
       if (len_i < LenW'(Bytes)) begin

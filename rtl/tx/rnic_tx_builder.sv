@@ -308,9 +308,16 @@ module rnic_tx_builder #(
   assign nbytes = (rsp_left_q < 13'(Bytes)) ? rsp_left_q : 13'(Bytes);
   assign vmask = (nbytes >= 13'(Bytes)) ? '1 : ~({Bytes{1'b1}} << nbytes);
   assign lane = woff_q[LaneW-1:0];
-  assign sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
-  assign sh_be = {{Bytes{1'b0}}, vmask} << lane;
   assign wword = WordW'(woff_q >> LaneW);
+  // The shifter runs only for a beat that is taken.
+  always_comb begin
+    sh_data = '0;
+    sh_be = '0;
+    if (beat) begin
+      sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
+      sh_be = {{Bytes{1'b0}}, vmask} << lane;
+    end
+  end
 
   logic [WordW+SlotW-1:0] abase;
   assign abase = (WordW+SlotW)'(a_slot) * (WordW+SlotW)'(Words);
