@@ -47,7 +47,6 @@ module rnic_rx_parser #(
   logic [15:0] w_q;    // word index in the frame
   logic [HdrBytes*8-1:0] hdr_q;
   logic [31:0] crc_q;
-  logic [31:0] icrc_rx_q;
   logic overflow_q;
 
   // The lowest free slot takes the next frame.
@@ -71,51 +70,62 @@ module rnic_rx_parser #(
   logic [15:0] cur_w;
   assign cur_w = in_frame_q ? w_q : 16'd0;
 
-  // Header bytes seen so far, including this beat.
-  logic [HdrBytes*8-1:0] hdr_d;
-  always_comb begin
-    hdr_d = in_frame_q ? hdr_q : '0;
-    if (cur_w < 16'(HdrWords)) hdr_d[cur_w*DataW +: DataW] = rx_data_i;
-  end
-  logic [7:0] hb [HdrBytes];
-  always_comb begin
-    for (int i = 0; i < HdrBytes; i++) hb[i] = hdr_d[8*i +: 8];
-  end
+  // ---------------------------------------------------------------------------
+  // Per beat: where it is in the frame, its valid bytes, the ICRC. Nothing is
+  // evaluated for a beat that is not taken.
+  // ---------------------------------------------------------------------------
+  // The IPv4 total length (bytes 16-17) is in header word IpWord; until that
+  // word arrives it reads 0 (every byte below 18 is covered regardless).
+  localparam int unsigned IpWord = 16 / Bytes;
+  localparam int unsigned LenW = $clog2(Bytes + 1);
 
-  logic [15:0] ip_len, crc_end, frame_end;
-  assign ip_len = {hb[16], hb[17]};
-  assign frame_end = ip_len + 16'd14;
-  assign crc_end = frame_end - 16'd4;
-
-  logic [31:0] crc_d, icrc_d;
-  logic [15:0] nbytes_d;
+  logic [15:0] boff;     // frame offset of lane 0
+  logic [LenW-1:0] nkeep;
+  logic [15:0] ip_len, frame_end, nbytes_d;
+  logic [16:0] icrc_end;
+  logic [31:0] crc_in, crc_d;
   always_comb begin
-    logic [15:0] p;
-    logic [7:0] b;
-    crc_d = in_frame_q ? crc_q : rnic_pkg::IcrcSeed;
-    icrc_d = in_frame_q ? icrc_rx_q : '0;
-    nbytes_d = cur_w * 16'(Bytes);
-    for (int i = 0; i < Bytes; i++) begin
-      p = cur_w * 16'(Bytes) + 16'(i);
-      b = rx_data_i[8*i +: 8];
-      if (rx_keep_i[i]) begin
-        nbytes_d = p + 16'd1;
-        if ((p >= 16'd14) && ((p < 16'd18) || (p < crc_end))) begin
-          if ((p == 16'd15) || (p == 16'd22) || (p == 16'd24) || (p == 16'd25) ||
-              (p == 16'd40) || (p == 16'd41) || (p == 16'd46)) begin
-            crc_d = rnic_pkg::crc32_byte(crc_d, 8'hff);
-          end else begin
-            crc_d = rnic_pkg::crc32_byte(crc_d, b);
-          end
-        end else if ((p >= crc_end) && (p < frame_end) && (p >= 16'd18)) begin
-          icrc_d[8*(p - crc_end) +: 8] = b;
-        end
+    boff = '0;
+    nkeep = '0;
+    ip_len = '0;
+    frame_end = '0;
+    nbytes_d = '0;
+    icrc_end = '0;
+    crc_in = rnic_pkg::IcrcSeed;
+    if (take) begin
+      boff = cur_w * 16'(Bytes);
+      // rx_keep_i is contiguous from lane 0 (a packed stream): its count.
+      nkeep = LenW'($countones(rx_keep_i));
+      nbytes_d = boff + 16'(nkeep);
+      if (cur_w == 16'(IpWord)) begin
+        ip_len = rnic_pkg::bswap16(rx_data_i[8*(16 % Bytes) +: 16]);
+      end else if (in_frame_q) begin
+        ip_len = rnic_pkg::bswap16(hdr_q[8*16 +: 16]);
       end
+      frame_end = ip_len + 16'd14;
+      // The CRC runs on through the ICRC (the last 4 bytes) and is compared
+      // with the residue; bytes 14..17 go in before the length is known.
+      icrc_end = {1'b0, boff} + 17'(nkeep);
+      if (icrc_end > {1'b0, frame_end} && frame_end >= 16'd18) icrc_end = {1'b0, frame_end};
+      else if (icrc_end > 17'd18 && frame_end < 16'd18) icrc_end = 17'd18;
+      if (in_frame_q) crc_in = crc_q;
     end
   end
 
-  // Parse (valid on the last beat)
+  rnic_icrc_beat #(.DataW(DataW)) u_icrc (
+    .valid_i(take), .word_i(cur_w), .end_i(icrc_end), .crc_i(crc_in), .data_i(rx_data_i),
+    .crc_o(crc_d)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Parse and check (on the last beat only). The header is read with fixed
+  // part-selects: byte i of the frame is hdr_d[8i +: 8], multi-byte fields are
+  // big-endian on the wire.
+  // ---------------------------------------------------------------------------
   rnic_pkg::rx_desc_t desc;
+  /* verilator lint_off UNUSEDSIGNAL */  // the header: the parse reads its fields
+  logic [HdrBytes*8-1:0] hdr_d;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [7:0] op;
   logic [6:0] ext;
   logic [1:0] pad;
@@ -124,54 +134,69 @@ module rnic_rx_parser #(
   logic [31:0] dst_ip;
   logic good;
   always_comb begin
-    op = hb[42];
-    ext = rnic_pkg::ext_hdr_bytes(op);
-    pad = hb[43][5:4];
-    pay_off = 8'd54 + {1'b0, ext};
-    pay_len = ip_len - 16'd44 - {9'd0, ext} - {14'd0, pad};
-    dst_ip = {hb[30], hb[31], hb[32], hb[33]};
+    hdr_d = '0;
+    op = '0;
+    ext = '0;
+    pad = '0;
+    pay_off = '0;
+    pay_len = '0;
+    dst_ip = '0;
     desc = '0;
-    desc.dqpn = {hb[47], hb[48], hb[49]};
-    desc.opcode = op;
-    desc.psn = {hb[51], hb[52], hb[53]};
-    desc.ack_req = hb[50][7];
-    desc.se = hb[43][7];
-    desc.pay_len = pay_len[12:0];
-    desc.src_ip = {hb[26], hb[27], hb[28], hb[29]};
-    // Extension headers at the fixed offsets of their IBA order (DETH, RETH,
-    // AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; at most two per opcode).
-    // ImmDt and IETH keep the wire byte order (imm[8i+7:8i] = wire byte i).
-    if (rnic_pkg::op_has_deth(op)) begin
-      desc.qkey = {hb[54], hb[55], hb[56], hb[57]};
-      desc.src_qp = {hb[59], hb[60], hb[61]};
-      if (rnic_pkg::op_has_imm(op)) desc.imm = {hb[65], hb[64], hb[63], hb[62]};
-    end else if (rnic_pkg::op_has_reth(op)) begin
-      desc.reth_va = {hb[54], hb[55], hb[56], hb[57], hb[58], hb[59], hb[60], hb[61]};
-      desc.reth_rkey = {hb[62], hb[63], hb[64], hb[65]};
-      desc.reth_len = {hb[66], hb[67], hb[68], hb[69]};
-      if (rnic_pkg::op_has_imm(op)) desc.imm = {hb[73], hb[72], hb[71], hb[70]};
-    end else if (rnic_pkg::op_has_atomic_eth(op)) begin
-      // The 8 bytes the atomic touches, as a RETH would describe them, so the
-      // engine's key check is the same as for a READ or WRITE.
-      desc.reth_va = {hb[54], hb[55], hb[56], hb[57], hb[58], hb[59], hb[60], hb[61]};
-      desc.reth_rkey = {hb[62], hb[63], hb[64], hb[65]};
-      desc.reth_len = 32'd8;
-      desc.atomic_swap = {hb[66], hb[67], hb[68], hb[69], hb[70], hb[71], hb[72], hb[73]};
-      desc.atomic_cmp = {hb[74], hb[75], hb[76], hb[77], hb[78], hb[79], hb[80], hb[81]};
-    end else if (rnic_pkg::op_has_aeth(op)) begin
-      desc.aeth_syn = hb[54];
-      desc.aeth_msn = {hb[55], hb[56], hb[57]};
-      if (op == rnic_pkg::OpAtomicAck) begin
-        desc.atomic_swap = {hb[58], hb[59], hb[60], hb[61], hb[62], hb[63], hb[64], hb[65]};
+    good = 1'b0;
+    if (take && rx_last_i) begin
+      // Header words seen so far, this beat's included (zero past it).
+      for (int k = 0; k < HdrWords; k++) begin
+        if (cur_w == 16'(k)) hdr_d[k*DataW +: DataW] = rx_data_i;
+        else if (in_frame_q) hdr_d[k*DataW +: DataW] = hdr_q[k*DataW +: DataW];
       end
-    end else if (rnic_pkg::op_has_imm(op) || rnic_pkg::op_has_ieth(op)) begin
-      desc.imm = {hb[57], hb[56], hb[55], hb[54]};
+      op = hdr_d[8*42 +: 8];
+      ext = rnic_pkg::ext_hdr_bytes(op);
+      pad = hdr_d[8*43+4 +: 2];
+      pay_off = 8'd54 + {1'b0, ext};
+      pay_len = ip_len - 16'd44 - {9'd0, ext} - {14'd0, pad};
+      dst_ip = rnic_pkg::bswap32(hdr_d[8*30 +: 32]);
+      desc.dqpn = rnic_pkg::bswap24(hdr_d[8*47 +: 24]);
+      desc.opcode = op;
+      desc.psn = rnic_pkg::bswap24(hdr_d[8*51 +: 24]);
+      desc.ack_req = hdr_d[8*50+7];
+      desc.se = hdr_d[8*43+7];
+      desc.pay_len = pay_len[12:0];
+      desc.src_ip = rnic_pkg::bswap32(hdr_d[8*26 +: 32]);
+      // Extension headers at the fixed offsets of their IBA order (DETH, RETH,
+      // AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; at most two per opcode).
+      // ImmDt and IETH keep the wire byte order (imm[8i+7:8i] = wire byte i).
+      if (rnic_pkg::op_has_deth(op)) begin
+        desc.qkey = rnic_pkg::bswap32(hdr_d[8*54 +: 32]);
+        desc.src_qp = rnic_pkg::bswap24(hdr_d[8*59 +: 24]);
+        if (rnic_pkg::op_has_imm(op)) desc.imm = hdr_d[8*62 +: 32];
+      end else if (rnic_pkg::op_has_reth(op)) begin
+        desc.reth_va = rnic_pkg::bswap64(hdr_d[8*54 +: 64]);
+        desc.reth_rkey = rnic_pkg::bswap32(hdr_d[8*62 +: 32]);
+        desc.reth_len = rnic_pkg::bswap32(hdr_d[8*66 +: 32]);
+        if (rnic_pkg::op_has_imm(op)) desc.imm = hdr_d[8*70 +: 32];
+      end else if (rnic_pkg::op_has_atomic_eth(op)) begin
+        // The 8 bytes the atomic touches, as a RETH would describe them, so the
+        // engine's key check is the same as for a READ or WRITE.
+        desc.reth_va = rnic_pkg::bswap64(hdr_d[8*54 +: 64]);
+        desc.reth_rkey = rnic_pkg::bswap32(hdr_d[8*62 +: 32]);
+        desc.reth_len = 32'd8;
+        desc.atomic_swap = rnic_pkg::bswap64(hdr_d[8*66 +: 64]);
+        desc.atomic_cmp = rnic_pkg::bswap64(hdr_d[8*74 +: 64]);
+      end else if (rnic_pkg::op_has_aeth(op)) begin
+        desc.aeth_syn = hdr_d[8*54 +: 8];
+        desc.aeth_msn = rnic_pkg::bswap24(hdr_d[8*55 +: 24]);
+        if (op == rnic_pkg::OpAtomicAck) begin
+          desc.atomic_swap = rnic_pkg::bswap64(hdr_d[8*58 +: 64]);
+        end
+      end else if (rnic_pkg::op_has_imm(op) || rnic_pkg::op_has_ieth(op)) begin
+        desc.imm = hdr_d[8*54 +: 32];
+      end
+      good = (rnic_pkg::bswap16(hdr_d[8*12 +: 16]) == 16'h0800) && (hdr_d[8*14 +: 8] == 8'h45) &&
+             (hdr_d[8*23 +: 8] == 8'd17) && (rnic_pkg::bswap16(hdr_d[8*36 +: 16]) == 16'd4791) &&
+             (dst_ip == port_ip_i) && rnic_pkg::op_is_known(op) && (hdr_d[8*43 +: 4] == 4'd0) &&
+             (nbytes_d == frame_end) && (ip_len >= 16'd44 + {9'd0, ext}) &&
+             (pay_len <= 16'd4096) && !overflow_q && (crc_d == rnic_pkg::IcrcResidue);
     end
-    good = ({hb[12], hb[13]} == 16'h0800) && (hb[14] == 8'h45) && (hb[23] == 8'd17) &&
-           ({hb[36], hb[37]} == 16'd4791) && (dst_ip == port_ip_i) &&
-           rnic_pkg::op_is_known(op) && (hb[43][3:0] == 4'd0) &&
-           (nbytes_d == frame_end) && (ip_len >= 16'd44 + {9'd0, ext}) &&
-           (pay_len <= 16'd4096) && !overflow_q && (icrc_d == ~crc_d);
   end
 
   logic pq_push, pq_in_ready;
@@ -200,7 +225,6 @@ module rnic_rx_parser #(
       w_q <= '0;
       hdr_q <= '0;
       crc_q <= '0;
-      icrc_rx_q <= '0;
       overflow_q <= 1'b0;
       cnt_rx_pkts_o <= '0;
       cnt_rx_drop_o <= '0;
@@ -217,9 +241,13 @@ module rnic_rx_parser #(
           in_frame_q <= 1'b1;
           slot_q <= cur_slot;
           w_q <= cur_w + 16'd1;
-          hdr_q <= hdr_d;
+          // The header words so far: this beat's, and zero past it in a
+          // frame's first beat.
+          for (int k = 0; k < HdrWords; k++) begin
+            if (cur_w == 16'(k)) hdr_q[k*DataW +: DataW] <= rx_data_i;
+            else if (!in_frame_q) hdr_q[k*DataW +: DataW] <= '0;
+          end
           crc_q <= crc_d;
-          icrc_rx_q <= icrc_d;
           if (cur_w + 16'd1 >= 16'(Words)) overflow_q <= 1'b1;
         end
       end

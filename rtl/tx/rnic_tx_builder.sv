@@ -107,98 +107,89 @@ module rnic_tx_builder #(
   assign dst_ip = d_q.ud_en ? d_q.ud_dip : ctx.dest_ip;
   assign dst_qpn = d_q.ud_en ? d_q.ud_dqpn : ctx.dest_qpn;
 
-  logic [7:0] hb [HdrBytes];
+  // Intake state (below): the header is written while in_q is InHdr.
+  typedef enum logic [1:0] {InIdle, InHdr, InPush} in_e;
+  in_e in_q;
+  logic [WordW-1:0] hw_q;           // header word being written
+
+  // The header, byte i of the frame at hdr_vec[8i +: 8] (fixed part-selects;
+  // multi-byte fields are big-endian on the wire). Built only while intake
+  // writes it; hdr_word is the word written this cycle.
   logic [HdrBytes*8-1:0] hdr_vec;
+  logic [DataW-1:0] hdr_word;
   logic [19:0] csum_acc;
   logic [15:0] ip_csum;
 
   always_comb begin
-    for (int i = 0; i < HdrBytes; i++) hb[i] = 8'h00;
-    // Ethernet
-    for (int i = 0; i < 6; i++) begin
-      hb[i] = dst_mac[8*(5-i) +: 8];
-      hb[6+i] = port_mac_i[8*(5-i) +: 8];
-    end
-    hb[12] = 8'h08;
-    hb[13] = 8'h00;
-    // IPv4
-    hb[14] = 8'h45;
-    hb[16] = ip_len[15:8];
-    hb[17] = ip_len[7:0];
-    hb[20] = 8'h40;  // don't fragment
-    hb[22] = 8'd64;
-    hb[23] = 8'd17;
-    for (int i = 0; i < 4; i++) begin
-      hb[26+i] = port_ip_i[8*(3-i) +: 8];
-      hb[30+i] = dst_ip[8*(3-i) +: 8];
-    end
-    // UDP
-    hb[34] = ctx.udp_sport[15:8];
-    hb[35] = ctx.udp_sport[7:0];
-    hb[36] = 8'h12;  // 4791
-    hb[37] = 8'hb7;
-    hb[38] = udp_len[15:8];
-    hb[39] = udp_len[7:0];
-    // BTH
-    hb[42] = d_q.opcode;
-    hb[43] = {d_q.se, 1'b0, pad, 4'd0};
-    hb[44] = 8'hff;
-    hb[45] = 8'hff;
-    hb[47] = dst_qpn[23:16];
-    hb[48] = dst_qpn[15:8];
-    hb[49] = dst_qpn[7:0];
-    hb[50] = {d_q.ack_req, 7'd0};
-    hb[51] = d_q.psn[23:16];
-    hb[52] = d_q.psn[15:8];
-    hb[53] = d_q.psn[7:0];
-    // Extension headers, in IBA order (DETH, RETH, AtomicETH, AETH,
-    // AtomicAckETH, ImmDt, IETH); no opcode has more than two of them, so
-    // each combination sits at fixed offsets. Multi-byte fields are big-endian
-    // on the wire; ImmDt and IETH are the four bytes of imm as they are in
-    // host memory (byte i of the wire = imm[8i+7:8i]).
-    if (rnic_pkg::op_has_deth(d_q.opcode)) begin
-      for (int i = 0; i < 4; i++) hb[54+i] = d_q.qkey[8*(3-i) +: 8];
-      // hb[58] reserved
-      for (int i = 0; i < 3; i++) hb[59+i] = d_q.qpn[8*(2-i) +: 8];
-      if (rnic_pkg::op_has_imm(d_q.opcode)) begin
-        for (int i = 0; i < 4; i++) hb[62+i] = d_q.imm[8*i +: 8];
-      end
-    end else if (rnic_pkg::op_has_reth(d_q.opcode)) begin
-      for (int i = 0; i < 8; i++) hb[54+i] = d_q.reth_va[8*(7-i) +: 8];
-      for (int i = 0; i < 4; i++) begin
-        hb[62+i] = d_q.reth_rkey[8*(3-i) +: 8];
-        hb[66+i] = d_q.reth_len[8*(3-i) +: 8];
-      end
-      if (rnic_pkg::op_has_imm(d_q.opcode)) begin
-        for (int i = 0; i < 4; i++) hb[70+i] = d_q.imm[8*i +: 8];
-      end
-    end else if (rnic_pkg::op_has_atomic_eth(d_q.opcode)) begin
-      for (int i = 0; i < 8; i++) begin
-        hb[54+i] = d_q.reth_va[8*(7-i) +: 8];
-        hb[66+i] = d_q.atomic_swap[8*(7-i) +: 8];
-        hb[74+i] = d_q.atomic_cmp[8*(7-i) +: 8];
-      end
-      for (int i = 0; i < 4; i++) hb[62+i] = d_q.reth_rkey[8*(3-i) +: 8];
-    end else if (rnic_pkg::op_has_aeth(d_q.opcode)) begin
-      hb[54] = d_q.aeth_syn;
-      hb[55] = d_q.aeth_msn[23:16];
-      hb[56] = d_q.aeth_msn[15:8];
-      hb[57] = d_q.aeth_msn[7:0];
-      if (d_q.opcode == rnic_pkg::OpAtomicAck) begin
-        for (int i = 0; i < 8; i++) hb[58+i] = d_q.atomic_swap[8*(7-i) +: 8];
-      end
-    end else if (rnic_pkg::op_has_imm(d_q.opcode) || rnic_pkg::op_has_ieth(d_q.opcode)) begin
-      for (int i = 0; i < 4; i++) hb[54+i] = d_q.imm[8*i +: 8];
-    end
-    // IPv4 header checksum
+    hdr_vec = '0;
+    hdr_word = '0;
     csum_acc = '0;
-    for (int i = 0; i < 10; i++) csum_acc = csum_acc + {4'd0, hb[14+2*i], hb[15+2*i]};
-    csum_acc = {4'd0, csum_acc[15:0]} + {16'd0, csum_acc[19:16]};
-    csum_acc = {4'd0, csum_acc[15:0]} + {16'd0, csum_acc[19:16]};
-    ip_csum = ~csum_acc[15:0];
-    hb[24] = ip_csum[15:8];
-    hb[25] = ip_csum[7:0];
-    for (int i = 0; i < HdrBytes; i++) hdr_vec[8*i +: 8] = hb[i];
+    ip_csum = '0;
+    if (in_q == InHdr) begin
+      // Ethernet
+      hdr_vec[8*0 +: 48] = rnic_pkg::bswap48(dst_mac);
+      hdr_vec[8*6 +: 48] = rnic_pkg::bswap48(port_mac_i);
+      hdr_vec[8*12 +: 16] = rnic_pkg::bswap16(16'h0800);
+      // IPv4
+      hdr_vec[8*14 +: 8] = 8'h45;
+      hdr_vec[8*16 +: 16] = rnic_pkg::bswap16(ip_len);
+      hdr_vec[8*20 +: 8] = 8'h40;  // don't fragment
+      hdr_vec[8*22 +: 8] = 8'd64;
+      hdr_vec[8*23 +: 8] = 8'd17;
+      hdr_vec[8*26 +: 32] = rnic_pkg::bswap32(port_ip_i);
+      hdr_vec[8*30 +: 32] = rnic_pkg::bswap32(dst_ip);
+      // UDP
+      hdr_vec[8*34 +: 16] = rnic_pkg::bswap16(ctx.udp_sport);
+      hdr_vec[8*36 +: 16] = rnic_pkg::bswap16(16'd4791);
+      hdr_vec[8*38 +: 16] = rnic_pkg::bswap16(udp_len);
+      // BTH
+      hdr_vec[8*42 +: 8] = d_q.opcode;
+      hdr_vec[8*43 +: 8] = {d_q.se, 1'b0, pad, 4'd0};
+      hdr_vec[8*44 +: 16] = 16'hffff;
+      hdr_vec[8*47 +: 24] = rnic_pkg::bswap24(dst_qpn);
+      hdr_vec[8*50 +: 8] = {d_q.ack_req, 7'd0};
+      hdr_vec[8*51 +: 24] = rnic_pkg::bswap24(d_q.psn);
+      // Extension headers, in IBA order (DETH, RETH, AtomicETH, AETH,
+      // AtomicAckETH, ImmDt, IETH); no opcode has more than two of them, so
+      // each combination sits at fixed offsets. ImmDt and IETH are the four
+      // bytes of imm as they are in host memory (byte i of the wire =
+      // imm[8i+7:8i]).
+      if (rnic_pkg::op_has_deth(d_q.opcode)) begin
+        hdr_vec[8*54 +: 32] = rnic_pkg::bswap32(d_q.qkey);
+        // byte 58 reserved
+        hdr_vec[8*59 +: 24] = rnic_pkg::bswap24(d_q.qpn);
+        if (rnic_pkg::op_has_imm(d_q.opcode)) hdr_vec[8*62 +: 32] = d_q.imm;
+      end else if (rnic_pkg::op_has_reth(d_q.opcode)) begin
+        hdr_vec[8*54 +: 64] = rnic_pkg::bswap64(d_q.reth_va);
+        hdr_vec[8*62 +: 32] = rnic_pkg::bswap32(d_q.reth_rkey);
+        hdr_vec[8*66 +: 32] = rnic_pkg::bswap32(d_q.reth_len);
+        if (rnic_pkg::op_has_imm(d_q.opcode)) hdr_vec[8*70 +: 32] = d_q.imm;
+      end else if (rnic_pkg::op_has_atomic_eth(d_q.opcode)) begin
+        hdr_vec[8*54 +: 64] = rnic_pkg::bswap64(d_q.reth_va);
+        hdr_vec[8*62 +: 32] = rnic_pkg::bswap32(d_q.reth_rkey);
+        hdr_vec[8*66 +: 64] = rnic_pkg::bswap64(d_q.atomic_swap);
+        hdr_vec[8*74 +: 64] = rnic_pkg::bswap64(d_q.atomic_cmp);
+      end else if (rnic_pkg::op_has_aeth(d_q.opcode)) begin
+        hdr_vec[8*54 +: 8] = d_q.aeth_syn;
+        hdr_vec[8*55 +: 24] = rnic_pkg::bswap24(d_q.aeth_msn);
+        if (d_q.opcode == rnic_pkg::OpAtomicAck) begin
+          hdr_vec[8*58 +: 64] = rnic_pkg::bswap64(d_q.atomic_swap);
+        end
+      end else if (rnic_pkg::op_has_imm(d_q.opcode) || rnic_pkg::op_has_ieth(d_q.opcode)) begin
+        hdr_vec[8*54 +: 32] = d_q.imm;
+      end
+      // IPv4 header checksum (over the header with the checksum field zero)
+      for (int i = 0; i < 10; i++) begin
+        csum_acc = csum_acc + {4'd0, rnic_pkg::bswap16(hdr_vec[8*(14+2*i) +: 16])};
+      end
+      csum_acc = {4'd0, csum_acc[15:0]} + {16'd0, csum_acc[19:16]};
+      csum_acc = {4'd0, csum_acc[15:0]} + {16'd0, csum_acc[19:16]};
+      ip_csum = ~csum_acc[15:0];
+      hdr_vec[8*24 +: 16] = rnic_pkg::bswap16(ip_csum);
+      for (int k = 0; k < HdrWords; k++) begin
+        if (hw_q == WordW'(k)) hdr_word = hdr_vec[k*DataW +: DataW];
+      end
+    end
   end
 
   // ---------------------------------------------------------------------------
@@ -207,9 +198,6 @@ module rnic_tx_builder #(
   // assembly, so the reads of the next frame are in flight while the beats of
   // the current one arrive (DMA data return in request order).
   // ---------------------------------------------------------------------------
-  typedef enum logic [1:0] {InIdle, InHdr, InPush} in_e;
-  in_e in_q;
-  logic [WordW-1:0] hw_q;           // header word being written
   logic [2:0] req_i_q;              // next chunk to request
   logic [SlotW-1:0] islot_q;        // slot of the frame in intake
   logic free_slot;
@@ -320,9 +308,16 @@ module rnic_tx_builder #(
   assign nbytes = (rsp_left_q < 13'(Bytes)) ? rsp_left_q : 13'(Bytes);
   assign vmask = (nbytes >= 13'(Bytes)) ? '1 : ~({Bytes{1'b1}} << nbytes);
   assign lane = woff_q[LaneW-1:0];
-  assign sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
-  assign sh_be = {{Bytes{1'b0}}, vmask} << lane;
   assign wword = WordW'(woff_q >> LaneW);
+  // The shifter runs only for a beat that is taken.
+  always_comb begin
+    sh_data = '0;
+    sh_be = '0;
+    if (beat) begin
+      sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
+      sh_be = {{Bytes{1'b0}}, vmask} << lane;
+    end
+  end
 
   logic [WordW+SlotW-1:0] abase;
   assign abase = (WordW+SlotW)'(a_slot) * (WordW+SlotW)'(Words);
@@ -372,7 +367,7 @@ module rnic_tx_builder #(
 
   always_ff @(posedge clk_i) begin
     if ((in_q == InHdr) && (hw_q != WordW'(HdrWords))) begin
-      buf_q[BufW'(ibase + (WordW+SlotW)'(hw_q))] <= hdr_vec[hw_q*DataW +: DataW];
+      buf_q[BufW'(ibase + (WordW+SlotW)'(hw_q))] <= hdr_word;
     end
     if (beat) begin
       for (int b = 0; b < Bytes; b++) begin
@@ -409,41 +404,56 @@ module rnic_tx_builder #(
   assign ebase = (WordW+SlotW)'(e_slot) * (WordW+SlotW)'(Words);
   assign eword = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
 
+  // Evaluated only while a beat is offered (tx_valid_o): the pad bytes (from
+  // pay_end on) are zero, the ICRC follows the covered bytes (14 .. e_len),
+  // lanes past it are not kept.
+  logic [15:0] eoff;                // frame offset of lane 0 of the beat
+  logic [DataW-1:0] edata;
   logic [31:0] crc_d, icrc;
   logic [DataW-1:0] odata;
   logic [Bytes-1:0] okeep;
   logic olast;
+  logic e_hold, e_report, tx_go, e_drop;
+  assign eoff = 16'(ew_q) * 16'(Bytes);
+  assign olast = (eoff + 16'(Bytes) >= e_len + 16'd4);
+
   always_comb begin
-    logic [15:0] p;
-    logic [7:0] b;
-    crc_d = crc_q;
-    for (int i = 0; i < Bytes; i++) begin
-      p = 16'(ew_q) * 16'(Bytes) + 16'(i);
-      b = (p < e_pay_end) ? eword[8*i +: 8] : 8'h00;
-      if ((p >= 16'd14) && (p < e_len)) begin
-        if ((p == 16'd15) || (p == 16'd22) || (p == 16'd24) || (p == 16'd25) ||
-            (p == 16'd40) || (p == 16'd41) || (p == 16'd46)) begin
-          crc_d = rnic_pkg::crc32_byte(crc_d, 8'hff);
-        end else begin
-          crc_d = rnic_pkg::crc32_byte(crc_d, b);
+    edata = '0;
+    if (tx_valid_o) begin
+      if (eoff + 16'(Bytes) <= e_pay_end) begin
+        edata = eword;
+      end else if (eoff < e_pay_end) begin
+        edata = eword & ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
+      end
+    end
+  end
+
+  rnic_icrc_beat #(.DataW(DataW)) u_icrc (
+    .valid_i(tx_valid_o), .word_i(16'(ew_q)), .end_i({1'b0, e_len}), .crc_i(crc_q),
+    .data_i(edata), .crc_o(crc_d)
+  );
+
+  always_comb begin
+    icrc = ~crc_d;
+    odata = edata;
+    okeep = '0;
+    if (tx_valid_o) begin
+      if (eoff + 16'(Bytes) <= e_len + 16'd4) begin
+        okeep = '1;
+      end else if (eoff < e_len + 16'd4) begin
+        okeep = ~({Bytes{1'b1}} << LaneW'(e_len + 16'd4 - eoff));
+      end
+      for (int k = 0; k < 4; k++) begin
+        if ((e_len + 16'(k) >= eoff) && (e_len + 16'(k) < eoff + 16'(Bytes))) begin
+          odata[8*LaneW'(e_len + 16'(k) - eoff) +: 8] = icrc[8*k +: 8];
         end
       end
     end
-    icrc = ~crc_d;
-    for (int i = 0; i < Bytes; i++) begin
-      p = 16'(ew_q) * 16'(Bytes) + 16'(i);
-      b = (p < e_pay_end) ? eword[8*i +: 8] : 8'h00;
-      okeep[i] = (p < e_len + 16'd4);
-      if (p >= e_len) b = icrc[8*(p - e_len) +: 8];
-      odata[8*i +: 8] = okeep[i] ? b : 8'h00;
-    end
-    olast = ((16'(ew_q) + 16'd1) * 16'(Bytes) >= e_len + 16'd4);
   end
 
   // A UC/UD message's last frame starts only when its completion can be
   // taken, a failed request frame is dropped only when its report can be.
   // A failed frame never starts, so ew_q is 0 while it is the head.
-  logic e_hold, e_report, tx_go, e_drop;
   assign e_report = e_err ? !e_resp : (e_last && e_noack);
   assign e_hold = (ew_q == '0) && e_report && !noack_ready_i;
   assign tx_valid_o = eq_valid && !e_err && !e_hold;
