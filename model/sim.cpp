@@ -14,8 +14,27 @@
  *   4. the cycle count becomes c + 1, due DMA writes become visible, and the
  *      event and interrupt callbacks of edge c run.
  * So the model acts like registered logic: whatever it learns at edge c shows
- * on its outputs at edge c + 1 at the earliest. Each model is evaluated once
- * per clock level.
+ * on its outputs at edge c + 1 at the earliest.
+ *
+ * Evaluation passes: only what changed is evaluated. The input-dependent
+ * logic (Verilator's "ico" region) runs when the inputs changed, the edge
+ * (the "act"/"nba" regions: flops and the logic behind them) once per cycle:
+ *  - the clk_i = 0 evaluation is left out when no input changed since the
+ *    model's last evaluation and the level is not dumped: the outputs
+ *    already are what it would compute (an evaluation settles every
+ *    combinational value, and a falling edge clocks nothing), so only
+ *    Verilator's record of the clock's last value is set to 0, which lets
+ *    the clk_i = 1 evaluation see the rising edge;
+ *  - the clk_i = 1 evaluation runs only the edge (eval_edge()): no input
+ *    changed since the clk_i = 0 one, whose input-dependent values stand.
+ *    Verilator 5.006's eval() would compute them again first (its "ico"
+ *    region runs on every call); this needs its scheduler's functions, so it
+ *    is built only for that version (RNIC_VL_EDGE_EVAL), else eval() runs.
+ * An edge with skip_i set is a whole eval(). The input-dependent values it
+ * leaves were computed with the skip (no output depends on skip_i, so the
+ * next cycle's decision may still use the outputs); before an ordinary edge
+ * they are computed again (ico_skip). RNIC_EVAL_ALL=1 evaluates every
+ * level with eval().
  *
  * Handshakes are taken from the settled clk_i = 0 values, not after the edge:
  * after the edge a registered valid may already have dropped, and an output
@@ -73,6 +92,7 @@
 
 #include "Vrnic_top.h"
 #include "Vrnic_top___024root.h"
+#include "Vrnic_top__Syms.h"
 #include "fabric/fabric_link.h"
 #include "host_mem.h"
 #include "mmio.h"
@@ -80,6 +100,13 @@
 #include "sim_util.h"
 #include "verilated_fst_c.h"
 #include "wire.h"
+
+#if RNIC_VL_EDGE_EVAL
+/* Verilator 5.006's scheduler regions of the model (generated code). */
+void Vrnic_top___024root___eval_triggers__act(Vrnic_top___024root *vlSelf);
+void Vrnic_top___024root___eval_act(Vrnic_top___024root *vlSelf);
+void Vrnic_top___024root___eval_nba(Vrnic_top___024root *vlSelf);
+#endif
 
 using namespace rnic;
 
@@ -118,11 +145,109 @@ struct node {
 	uint64_t irqs = 0;
 	uint64_t mmio_timeouts = 0;
 	uint64_t cqes = 0;
+	/* The inputs the model was last evaluated with (in_ok: recorded). */
+	struct inputs {
+		uint64_t mmio_wdata;
+		uint16_t mmio_addr;
+		uint8_t bits[11];
+		port_data_t rd_data, rx_data;
+		port_keep_t rx_keep;
+	} in{};
+	bool in_ok = false;
+	bool ico_skip = false;	/* input-dependent values still of a skip edge */
 	/* RNIC_FFWD=check: the state the skip left, and the host memory's
 	 * counters it predicted. */
 	std::vector<uint8_t> ff_expect;
 	uint64_t ff_credit = 0, ff_writes = 0, ff_irqs = 0;
 };
+
+#if RNIC_VL_EDGE_EVAL
+/* Vrnic_top::eval_step() and Vrnic_top___024root___eval() of Verilator
+ * 5.006 without the input-combinational region: the clock edge and what
+ * follows it, settled. */
+static void eval_edge(Vrnic_top &t)
+{
+	Vrnic_top___024root *r = t.rootp;
+	Vrnic_top__Syms *syms = r->vlSymsp;
+	VlTriggerVec<2> pre;
+	uint32_t nba_iter = 0;
+	bool nba_more = true;
+
+	syms->__Vm_activity = true;
+	while (nba_more) {
+		nba_more = false;
+		r->__VnbaTriggered.clear();
+		r->__VactIterCount = 0;
+		r->__VactContinue = 1;
+		while (r->__VactContinue) {
+			r->__VactContinue = 0;
+			Vrnic_top___024root___eval_triggers__act(r);
+			if (r->__VactTriggered.any()) {
+				r->__VactContinue = 1;
+				if (VL_UNLIKELY(0x64U < r->__VactIterCount))
+					VL_FATAL_MT(__FILE__, __LINE__, "", "Active region did not converge.");
+				r->__VactIterCount++;
+				pre.andNot(r->__VactTriggered, r->__VnbaTriggered);
+				r->__VnbaTriggered.set(r->__VactTriggered);
+				Vrnic_top___024root___eval_act(r);
+			}
+		}
+		if (r->__VnbaTriggered.any()) {
+			nba_more = true;
+			if (VL_UNLIKELY(0x64U < nba_iter))
+				VL_FATAL_MT(__FILE__, __LINE__, "", "NBA region did not converge.");
+			nba_iter++;
+			Vrnic_top___024root___eval_nba(r);
+		}
+	}
+	Verilated::endOfThreadMTask(syms->__Vm_evalMsgQp);
+	Verilated::endOfEval(syms->__Vm_evalMsgQp);
+}
+#else
+static void eval_edge(Vrnic_top &t)
+{
+	t.eval();
+}
+#endif
+
+/* Records @t's inputs in @in; returns whether they were already those. */
+static bool same_inputs(node::inputs &in, const Vrnic_top &t)
+{
+	const uint8_t bits[11] = {
+		t.rst_ni, t.mmio_valid_i, t.mmio_we_i, t.dma_rd_req_ready_i, t.dma_rd_rsp_valid_i,
+		t.dma_rd_rsp_tag_i, t.dma_rd_rsp_last_i, t.dma_rd_rsp_err_i, t.dma_wr_ready_i,
+		t.tx_ready_i, (uint8_t)(t.rx_valid_i | t.rx_last_i << 1),
+	};
+	bool same = in.mmio_wdata == t.mmio_wdata_i && in.mmio_addr == t.mmio_addr_i &&
+		    !std::memcmp(in.bits, bits, sizeof(bits)) && in.rx_keep == t.rx_keep_i &&
+		    !std::memcmp(&in.rd_data, &t.dma_rd_rsp_data_i, sizeof(in.rd_data)) &&
+		    !std::memcmp(&in.rx_data, &t.rx_data_i, sizeof(in.rx_data));
+
+	if (!same) {
+		in.mmio_wdata = t.mmio_wdata_i;
+		in.mmio_addr = t.mmio_addr_i;
+		std::memcpy(in.bits, bits, sizeof(bits));
+		in.rx_keep = t.rx_keep_i;
+		std::memcpy(&in.rd_data, &t.dma_rd_rsp_data_i, sizeof(in.rd_data));
+		std::memcpy(&in.rx_data, &t.rx_data_i, sizeof(in.rx_data));
+	}
+	return same;
+}
+
+/* Marks the clock low as the clk_i = 0 evaluation would (Verilator 5
+ * detects the rising edge against the value its last evaluation saw);
+ * false when this Verilator keeps that record under another name. */
+template <typename R>
+static auto mark_clk_low(R &r, int) -> decltype(r.__Vtrigrprev__TOP__clk_i = 0, bool())
+{
+	r.__Vtrigrprev__TOP__clk_i = 0;
+	return true;
+}
+template <typename R>
+static bool mark_clk_low(R &, long)
+{
+	return false;
+}
 
 /* The RTL's design state: every variable of the Verilated model (ports,
  * flops, memories, combinational values, scheduler triggers) lies between
@@ -254,6 +379,7 @@ struct rnic_sim {
 	/* Fast-forward: mode (RNIC_FFWD), the edges skipped and the skips;
 	 * ff_check_until: a checked skip ends at this cycle (0: none). */
 	enum { kFfOff, kFfOn, kFfCheck } ffwd = kFfOn;
+	bool eval_all = false;	/* RNIC_EVAL_ALL: no clk_i = 0 evaluation left out */
 	uint64_t ff_cycles = 0, ff_skips = 0, ff_checked = 0;
 	uint64_t ff_check_from = 0, ff_check_until = 0;
 
@@ -465,6 +591,13 @@ static void env_ffwd(rnic_sim *sim)
 		std::fprintf(stderr, "rnic model: ignoring RNIC_FFWD=%s\n", s);
 }
 
+static void env_eval_all(rnic_sim *sim)
+{
+	const char *s = std::getenv("RNIC_EVAL_ALL");
+
+	sim->eval_all = s && *s && std::strcmp(s, "0");
+}
+
 static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
 
 void rnic_sim::init_inputs(unsigned i)
@@ -506,6 +639,7 @@ rnic_sim::rnic_sim(const rnic_sim_cfg &c, const char *fabric)
 	ctx->traceEverOn(true);
 	pend.reserve(64);
 	env_ffwd(this);
+	env_eval_all(this);
 	if (fabric && *fabric) {
 		/* Nodes come with attach(); the trace opens with the first. */
 		fabric_dir = fabric;
@@ -689,7 +823,12 @@ uint64_t rnic_sim::tick(uint64_t limit)
 		nd.io.drive(t, c);
 		net.drive(i, t);
 		t.clk_i = 0;
-		t.eval();
+		if (!(same_inputs(nd.in, t) && nd.in_ok && !dump_on && !eval_all &&
+		      mark_clk_low(*t.rootp, 0))) {
+			t.eval();
+			nd.ico_skip = false;
+		}
+		nd.in_ok = true;
 	}
 	dump();
 	if (ffwd != kFfOff && limit >= kMinSkip && !ff_check_until)
@@ -698,6 +837,12 @@ uint64_t rnic_sim::tick(uint64_t limit)
 		skip_edge(c, steps);
 		half += 2 * (steps - 1);
 	} else {
+		for (unsigned i = 0; i < n; i++) {
+			if (nodes[i] && nodes[i]->ico_skip) {
+				nodes[i]->top->eval();	/* clk_i is 0: no edge */
+				nodes[i]->ico_skip = false;
+			}
+		}
 		if (steps > 1) {
 			/* Check: the skip's state is the expectation, then the
 			 * edges are evaluated one by one from the state before. */
@@ -713,7 +858,10 @@ uint64_t rnic_sim::tick(uint64_t limit)
 
 			sample(i, c);
 			t.clk_i = 1;
-			t.eval();
+			if (eval_all)
+				t.eval();
+			else
+				eval_edge(t);
 		}
 	}
 	dump();
@@ -790,6 +938,7 @@ void rnic_sim::skip_edge(uint64_t c, uint64_t n)
 		t.skip_i = 0;
 		t.skip_cycles_i = 0;
 		if (ffwd != kFfCheck) {
+			nd.ico_skip = true;
 			nd.mem.skip(n);
 			continue;
 		}
