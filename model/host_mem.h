@@ -42,6 +42,32 @@ public:
 			apply_write();
 	}
 
+	/* Fast-forward (docs/time-model.md): the first cycle >= @cycle whose
+	 * tick does something here - offers a read beat, or after whose edge a
+	 * write becomes visible (~0: none). */
+	uint64_t next_event() const
+	{
+		uint64_t e = ~0ull;
+
+		if (!rdq_.empty())
+			e = rdq_.front().start;
+		if (!wq_.empty())
+			e = std::min(e, wq_.front().visible_at);
+		return e;
+	}
+	/* The cycles after the one just driven, up to @n - 1 of them, passed
+	 * without any handshake: only the bandwidth credit refills. */
+	void skip(uint64_t n) { credit_ = credit_after(n); }
+	uint64_t credit_after(uint64_t n) const
+	{
+		if (n <= 1)
+			return credit_;
+		if (n - 1 >= credit_cap_)	/* at least a byte per cycle */
+			return credit_cap_;
+		return std::min(credit_cap_, credit_ + (n - 1) * cfg_.bytes_per_cycle);
+	}
+	uint64_t credit() const { return credit_; }
+
 	uint64_t faults() const { return faults_; }
 	uint64_t writes() const { return writes_; }
 	/* Writes taken (last beat) but not yet visible. */

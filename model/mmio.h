@@ -36,6 +36,14 @@ public:
 	void sample(Vrnic_top &t, uint64_t cycle);
 
 	uint64_t proto_errors() const { return proto_errors_; }
+	/* Fast-forward: the first edge a request may be offered (~0: none). */
+	uint64_t next_event() const
+	{
+		for (size_t i = 0; i < q_.size(); i++)
+			if (!q_[i].cancelled)
+				return q_[i].at;
+		return ~0ull;
+	}
 
 private:
 	struct req {

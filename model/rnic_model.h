@@ -214,6 +214,21 @@ uint64_t rnic_sim_cqes(const struct rnic_sim *sim, unsigned int node);
 void rnic_sim_progress(struct rnic_sim *sim, double seconds);
 
 /*
+ * Fast-forward (docs/time-model.md): while every node is quiet and nothing
+ * is due, one evaluated edge stands for many, with exactly the state that
+ * evaluating each of them gives. @mode: 0 off, 1 on (the default), 2 check:
+ * the skipped edges are evaluated as well and the RTL state compared (a
+ * difference aborts). Environment: RNIC_FFWD=0/1/check when a simulation is
+ * created, RNIC_FFWD_STATS=1 prints the counts of the global simulation at
+ * exit.
+ */
+void rnic_sim_set_ffwd(struct rnic_sim *sim, int mode);
+/* Edges covered by skips, the skips, and (check mode) the skips checked. */
+uint64_t rnic_sim_ffwd_cycles(const struct rnic_sim *sim);
+uint64_t rnic_sim_ffwd_skips(const struct rnic_sim *sim);
+uint64_t rnic_sim_ffwd_checked(const struct rnic_sim *sim);
+
+/*
  * Wire faults. Every node has one full-duplex link into the switch; each
  * direction is a link of its own with its own faults, seeded random stream
  * and counters: RNIC_WIRE_DIR_TX carries the frames @node sends (node ->

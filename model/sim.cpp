@@ -14,8 +14,27 @@
  *   4. the cycle count becomes c + 1, due DMA writes become visible, and the
  *      event and interrupt callbacks of edge c run.
  * So the model acts like registered logic: whatever it learns at edge c shows
- * on its outputs at edge c + 1 at the earliest. Each model is evaluated once
- * per clock level.
+ * on its outputs at edge c + 1 at the earliest.
+ *
+ * Evaluation passes: only what changed is evaluated. The input-dependent
+ * logic (Verilator's "ico" region) runs when the inputs changed, the edge
+ * (the "act"/"nba" regions: flops and the logic behind them) once per cycle:
+ *  - the clk_i = 0 evaluation is left out when no input changed since the
+ *    model's last evaluation and the level is not dumped: the outputs
+ *    already are what it would compute (an evaluation settles every
+ *    combinational value, and a falling edge clocks nothing), so only
+ *    Verilator's record of the clock's last value is set to 0, which lets
+ *    the clk_i = 1 evaluation see the rising edge;
+ *  - the clk_i = 1 evaluation runs only the edge (eval_edge()): no input
+ *    changed since the clk_i = 0 one, whose input-dependent values stand.
+ *    Verilator 5.006's eval() would compute them again first (its "ico"
+ *    region runs on every call); this needs its scheduler's functions, so it
+ *    is built only for that version (RNIC_VL_EDGE_EVAL), else eval() runs.
+ * An edge with skip_i set is a whole eval(). The input-dependent values it
+ * leaves were computed with the skip (no output depends on skip_i, so the
+ * next cycle's decision may still use the outputs); before an ordinary edge
+ * they are computed again (ico_skip). RNIC_EVAL_ALL=1 evaluates every
+ * level with eval().
  *
  * Handshakes are taken from the settled clk_i = 0 values, not after the edge:
  * after the edge a registered valid may already have dropped, and an output
@@ -25,6 +44,17 @@
  * Reset holds rst_ni low for kResetCycles edges at creation; edge 0 is the
  * first one after it. Waveforms are dumped after each level with a 250 MHz
  * clock, so edge c rises at (c + kResetCycles) * 4000 + 2000 ps.
+ *
+ * Fast-forward (docs/time-model.md): when every node's RTL is quiet
+ * (quiet_o), its inputs are idle and no edge of the next n is due (the RTL's
+ * next_due_o, the next wire arrival or held frame's deadline, the next
+ * DMA/MMIO event of the host models, the end of the caller's budget, the
+ * fabric's bound and the start of a trace window), the model evaluates one
+ * edge with skip_i set that stands for the n edges: the RTL advances its
+ * free-running counters by n, the host memory refills its credit, and the
+ * cycle count moves by n. Everything after is as if every edge had been
+ * evaluated; RNIC_FFWD=0 turns it off, RNIC_FFWD=check evaluates every
+ * skipped edge anyway and compares the whole RTL state with the skip's.
  *
  * Trace windows: every level is dumped only while dump_on_ is set, which is
  * decided once per cycle from the windows (cycle range, doorbell trigger,
@@ -62,6 +92,8 @@
 #include <utility>
 
 #include "Vrnic_top.h"
+#include "Vrnic_top___024root.h"
+#include "Vrnic_top__Syms.h"
 #include "fabric/fabric_link.h"
 #include "host_mem.h"
 #include "mmio.h"
@@ -69,6 +101,13 @@
 #include "sim_util.h"
 #include "verilated_fst_c.h"
 #include "wire.h"
+
+#if RNIC_VL_EDGE_EVAL
+/* Verilator 5.006's scheduler regions of the model (generated code). */
+void Vrnic_top___024root___eval_triggers__act(Vrnic_top___024root *vlSelf);
+void Vrnic_top___024root___eval_act(Vrnic_top___024root *vlSelf);
+void Vrnic_top___024root___eval_nba(Vrnic_top___024root *vlSelf);
+#endif
 
 using namespace rnic;
 
@@ -83,6 +122,7 @@ constexpr uint64_t kNoCycle = ~0ull;
 constexpr uint64_t kProgressStride = 1024;	/* cycles between clock reads */
 constexpr uint64_t kDefaultTriggerCycles = 4000;
 constexpr uint64_t kPromiseStride = 4;		/* cycles between fabric promises */
+constexpr uint64_t kMinSkip = 2;		/* shorter idle stretches are evaluated */
 
 using port_data_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().dma_wr_data_o)>;
 using port_keep_t = std::remove_reference_t<decltype(std::declval<Vrnic_top &>().tx_keep_o)>;
@@ -114,7 +154,120 @@ struct node {
 	uint64_t irqs = 0;	/* MSIs delivered */
 	uint64_t mmio_timeouts = 0;
 	uint64_t cqes = 0;
+	/* The inputs the model was last evaluated with (in_ok: recorded). */
+	struct inputs {
+		uint64_t mmio_wdata;
+		uint16_t mmio_addr;
+		uint8_t bits[11];
+		port_data_t rd_data, rx_data;
+		port_keep_t rx_keep;
+	} in{};
+	bool in_ok = false;
+	bool ico_skip = false;	/* input-dependent values still of a skip edge */
+	/* RNIC_FFWD=check: the state the skip left, and the host memory's
+	 * counters it predicted. */
+	std::vector<uint8_t> ff_expect;
+	uint64_t ff_credit = 0, ff_writes = 0, ff_irqs = 0;
 };
+
+#if RNIC_VL_EDGE_EVAL
+/* Vrnic_top::eval_step() and Vrnic_top___024root___eval() of Verilator
+ * 5.006 without the input-combinational region: the clock edge and what
+ * follows it, settled. */
+static void eval_edge(Vrnic_top &t)
+{
+	Vrnic_top___024root *r = t.rootp;
+	Vrnic_top__Syms *syms = r->vlSymsp;
+	VlTriggerVec<2> pre;
+	uint32_t nba_iter = 0;
+	bool nba_more = true;
+
+	syms->__Vm_activity = true;
+	while (nba_more) {
+		nba_more = false;
+		r->__VnbaTriggered.clear();
+		r->__VactIterCount = 0;
+		r->__VactContinue = 1;
+		while (r->__VactContinue) {
+			r->__VactContinue = 0;
+			Vrnic_top___024root___eval_triggers__act(r);
+			if (r->__VactTriggered.any()) {
+				r->__VactContinue = 1;
+				if (VL_UNLIKELY(0x64U < r->__VactIterCount))
+					VL_FATAL_MT(__FILE__, __LINE__, "", "Active region did not converge.");
+				r->__VactIterCount++;
+				pre.andNot(r->__VactTriggered, r->__VnbaTriggered);
+				r->__VnbaTriggered.set(r->__VactTriggered);
+				Vrnic_top___024root___eval_act(r);
+			}
+		}
+		if (r->__VnbaTriggered.any()) {
+			nba_more = true;
+			if (VL_UNLIKELY(0x64U < nba_iter))
+				VL_FATAL_MT(__FILE__, __LINE__, "", "NBA region did not converge.");
+			nba_iter++;
+			Vrnic_top___024root___eval_nba(r);
+		}
+	}
+	Verilated::endOfThreadMTask(syms->__Vm_evalMsgQp);
+	Verilated::endOfEval(syms->__Vm_evalMsgQp);
+}
+#else
+static void eval_edge(Vrnic_top &t)
+{
+	t.eval();
+}
+#endif
+
+/* Records @t's inputs in @in; returns whether they were already those. */
+static bool same_inputs(node::inputs &in, const Vrnic_top &t)
+{
+	const uint8_t bits[11] = {
+		t.rst_ni, t.mmio_valid_i, t.mmio_we_i, t.dma_rd_req_ready_i, t.dma_rd_rsp_valid_i,
+		t.dma_rd_rsp_tag_i, t.dma_rd_rsp_last_i, t.dma_rd_rsp_err_i, t.dma_wr_ready_i,
+		t.tx_ready_i, (uint8_t)(t.rx_valid_i | t.rx_last_i << 1),
+	};
+	bool same = in.mmio_wdata == t.mmio_wdata_i && in.mmio_addr == t.mmio_addr_i &&
+		    !std::memcmp(in.bits, bits, sizeof(bits)) && in.rx_keep == t.rx_keep_i &&
+		    !std::memcmp(&in.rd_data, &t.dma_rd_rsp_data_i, sizeof(in.rd_data)) &&
+		    !std::memcmp(&in.rx_data, &t.rx_data_i, sizeof(in.rx_data));
+
+	if (!same) {
+		in.mmio_wdata = t.mmio_wdata_i;
+		in.mmio_addr = t.mmio_addr_i;
+		std::memcpy(in.bits, bits, sizeof(bits));
+		in.rx_keep = t.rx_keep_i;
+		std::memcpy(&in.rd_data, &t.dma_rd_rsp_data_i, sizeof(in.rd_data));
+		std::memcpy(&in.rx_data, &t.rx_data_i, sizeof(in.rx_data));
+	}
+	return same;
+}
+
+/* Marks the clock low as the clk_i = 0 evaluation would (Verilator 5
+ * detects the rising edge against the value its last evaluation saw);
+ * false when this Verilator keeps that record under another name. */
+template <typename R>
+static auto mark_clk_low(R &r, int) -> decltype(r.__Vtrigrprev__TOP__clk_i = 0, bool())
+{
+	r.__Vtrigrprev__TOP__clk_i = 0;
+	return true;
+}
+template <typename R>
+static bool mark_clk_low(R &, long)
+{
+	return false;
+}
+
+/* The RTL's design state: every variable of the Verilated model (ports,
+ * flops, memories, combinational values, scheduler triggers) lies between
+ * the base VerilatedModule and the symbol table pointer. */
+static std::pair<uint8_t *, size_t> rtl_state(Vrnic_top &t)
+{
+	uint8_t *b = reinterpret_cast<uint8_t *>(t.rootp) + sizeof(VerilatedModule);
+	uint8_t *e = reinterpret_cast<uint8_t *>(const_cast<Vrnic_top__Syms **>(&t.rootp->vlSymsp));
+
+	return {b, (size_t)(e - b)};
+}
 
 unsigned warn_budget = 20;
 
@@ -141,11 +294,13 @@ struct rnic_sim {
 	rnic_sim(const rnic_sim_cfg &c, const char *fabric);
 	~rnic_sim();
 
-	void tick();
+	/* Runs the edge rnic_sim_cycle() - and, fast-forwarding, up to
+	 * @limit edges in all; returns how many. */
+	uint64_t tick(uint64_t limit = 1);
 	void run(uint64_t cycles)
 	{
-		for (uint64_t i = 0; i < cycles; i++)
-			tick();
+		for (uint64_t i = 0; i < cycles;)
+			i += tick(cycles - i);
 		check_finish();
 	}
 	bool may_run(const char *what);
@@ -230,8 +385,16 @@ struct rnic_sim {
 	bool windowed = false;
 	bool dump_on = true;
 
+	/* Fast-forward: mode (RNIC_FFWD), the edges skipped and the skips;
+	 * ff_check_until: a checked skip ends at this cycle (0: none). */
+	enum { kFfOff, kFfOn, kFfCheck } ffwd = kFfOn;
+	bool eval_all = false;	/* RNIC_EVAL_ALL: no clk_i = 0 evaluation left out */
+	uint64_t ff_cycles = 0, ff_skips = 0, ff_checked = 0;
+	uint64_t ff_check_from = 0, ff_check_until = 0;
+
 	/* Progress on stderr (wall-clock driven, output only). */
 	double prog_interval = 0;
+	uint64_t prog_next = 0;
 	std::chrono::steady_clock::time_point prog_t0, prog_last;
 	uint64_t prog_last_cycle = 0;
 
@@ -256,6 +419,9 @@ private:
 	}
 	void sample(unsigned i, uint64_t c);
 	void dispatch(uint64_t c);
+	uint64_t skip_len(uint64_t c, uint64_t limit);
+	void skip_edge(uint64_t c, uint64_t n);
+	void ff_compare();
 	void init_inputs(unsigned i);
 	void add_node(unsigned i);
 };
@@ -419,6 +585,28 @@ static void env_progress(rnic_sim *sim)
 		rnic_sim_progress(sim, sec);
 }
 
+/* RNIC_FFWD: 0 off, check, anything else (or unset) on. */
+static void env_ffwd(rnic_sim *sim)
+{
+	const char *s = std::getenv("RNIC_FFWD");
+
+	if (!s || !*s)
+		return;
+	if (!std::strcmp(s, "0"))
+		sim->ffwd = rnic_sim::kFfOff;
+	else if (!std::strcmp(s, "check"))
+		sim->ffwd = rnic_sim::kFfCheck;
+	else if (std::strcmp(s, "1"))
+		std::fprintf(stderr, "rnic model: ignoring RNIC_FFWD=%s\n", s);
+}
+
+static void env_eval_all(rnic_sim *sim)
+{
+	const char *s = std::getenv("RNIC_EVAL_ALL");
+
+	sim->eval_all = s && *s && std::strcmp(s, "0");
+}
+
 static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
 
 void rnic_sim::init_inputs(unsigned i)
@@ -443,6 +631,8 @@ void rnic_sim::init_inputs(unsigned i)
 	port_put(t.rx_data_i, nullptr, 0);
 	t.rx_keep_i = 0;
 	t.rx_last_i = 0;
+	t.skip_i = 0;
+	t.skip_cycles_i = 0;
 }
 
 static void fabric_uplink(void *arg, unsigned node, uint64_t cycle, const uint8_t *f, size_t len)
@@ -457,6 +647,8 @@ rnic_sim::rnic_sim(const rnic_sim_cfg &c, const char *fabric)
 	ctx->randReset(0);
 	ctx->traceEverOn(true);
 	pend.reserve(64);
+	env_ffwd(this);
+	env_eval_all(this);
 	if (fabric && *fabric) {
 		/* Nodes come with attach(); the trace opens with the first. */
 		fabric_dir = fabric;
@@ -617,15 +809,18 @@ void rnic_sim::fabric_block(unsigned us)
 		links[lim].wait(us);
 }
 
-void rnic_sim::tick()
+uint64_t rnic_sim::tick(uint64_t limit)
 {
 	const uint64_t c = cycle;
+	uint64_t steps = 1;
 
 	if (on_fabric())
 		fabric_wait(c);
 	dump_on = tfp && trace_gate(c);
-	if (prog_interval > 0 && !(c % kProgressStride))
+	if (prog_interval > 0 && c >= prog_next) {
 		progress(c);
+		prog_next = (c / kProgressStride + 1) * kProgressStride;
+	}
 	net.deliver(c);
 	for (unsigned i = 0; i < n; i++) {
 		if (!nodes[i])
@@ -637,38 +832,189 @@ void rnic_sim::tick()
 		nd.io.drive(t, c);
 		net.drive(i, t);
 		t.clk_i = 0;
-		t.eval();
+		if (!(same_inputs(nd.in, t) && nd.in_ok && !dump_on && !eval_all &&
+		      mark_clk_low(*t.rootp, 0))) {
+			t.eval();
+			nd.ico_skip = false;
+		}
+		nd.in_ok = true;
 	}
 	dump();
-	for (unsigned i = 0; i < n; i++) {
-		if (!nodes[i])
-			continue;
-		Vrnic_top &t = *nodes[i]->top;
+	if (ffwd != kFfOff && limit >= kMinSkip && !ff_check_until)
+		steps = skip_len(c, limit);
+	if (steps > 1 && ffwd == kFfOn) {
+		skip_edge(c, steps);
+		half += 2 * (steps - 1);
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			if (nodes[i] && nodes[i]->ico_skip) {
+				nodes[i]->top->eval();	/* clk_i is 0: no edge */
+				nodes[i]->ico_skip = false;
+			}
+		}
+		if (steps > 1) {
+			/* Check: the skip's state is the expectation, then the
+			 * edges are evaluated one by one from the state before. */
+			skip_edge(c, steps);
+			ff_check_from = c;
+			ff_check_until = c + steps;
+			steps = 1;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (!nodes[i])
+				continue;
+			Vrnic_top &t = *nodes[i]->top;
 
-		sample(i, c);
-		t.clk_i = 1;
-		t.eval();
+			sample(i, c);
+			t.clk_i = 1;
+			if (eval_all)
+				t.eval();
+			else
+				eval_edge(t);
+		}
 	}
 	dump();
-	cycle = c + 1;
+	cycle = c + steps;
 	for (unsigned i = 0; i < n; i++) {
 		if (!nodes[i])
 			continue;
 		node &nd = *nodes[i];
 
-		nd.mem.retire(c);
+		nd.mem.retire(cycle - 1);
 		while (!nd.msis.empty() && nd.msis.front().after_writes <= nd.mem.writes()) {
 			nd.irqs++;
 			if (irq_cb)
-				pend.push_back({c, nd.msis.front().cqn, 0, (uint8_t)i, kIrqKind});
+				pend.push_back({cycle - 1, nd.msis.front().cqn, 0, (uint8_t)i,
+						kIrqKind});
 			nd.msis.pop_front();
 		}
 	}
 	if (!pend.empty())
 		dispatch(c);
-	/* Keep the switch going while this process runs ahead of its promise. */
-	if (on_fabric() && !(cycle & (kPromiseStride - 1)))
-		fabric_promise(cycle);
+	if (ff_check_until && cycle >= ff_check_until)
+		ff_compare();
+	/* Keep the switch going while this process runs ahead of its promise
+	 * (at the multiples of kPromiseStride, the last one a skip passed). */
+	if (on_fabric()) {
+		uint64_t p = cycle & ~(kPromiseStride - 1);
+
+		if (p > c)
+			fabric_promise(p);
+	}
+	return steps;
+}
+
+/* How many edges from @c on (at most @limit) one skip may stand for: 1
+ * unless every hosted node is quiet with idle ports and nothing is due. */
+uint64_t rnic_sim::skip_len(uint64_t c, uint64_t limit)
+{
+	uint64_t end = limit > ~0ull - c ? ~0ull : c + limit;
+
+	if (dump_on)
+		return 1;
+	/* A trace window that starts later is evaluated edge by edge. */
+	if (tfp && tr_end > tr_start && c < tr_start)
+		end = std::min(end, tr_start);
+	if (on_fabric())
+		end = std::min(end, fabric_bound());
+	end = std::min(end, net.next_event());
+	for (unsigned i = 0; i < n; i++) {
+		if (!nodes[i])
+			continue;
+		const node &nd = *nodes[i];
+		const Vrnic_top &t = *nd.top;
+
+		if (!t.quiet_o || t.mmio_valid_i || t.dma_rd_rsp_valid_i || t.rx_valid_i ||
+		    t.dma_rd_req_valid_o || t.dma_wr_valid_o || t.tx_valid_o || t.irq_valid_o ||
+		    t.ev_valid_o || t.ev_place_o || t.mmio_rvalid_o || net.rx_pending(i))
+			return 1;
+		end = std::min(end, c + t.next_due_o);
+		end = std::min(end, nd.mem.next_event());
+		end = std::min(end, nd.io.next_event());
+	}
+	return end >= c + kMinSkip ? end - c : 1;
+}
+
+/* Edge @c standing for @n edges, on every node. In check mode the state it
+ * leaves is kept as the expectation and the state before it restored. */
+void rnic_sim::skip_edge(uint64_t c, uint64_t n)
+{
+	std::vector<uint8_t> before;
+
+	(void)c;
+	for (unsigned i = 0; i < this->n; i++) {
+		if (!nodes[i])
+			continue;
+		node &nd = *nodes[i];
+		Vrnic_top &t = *nd.top;
+		std::pair<uint8_t *, size_t> st = rtl_state(t);
+
+		if (ffwd == kFfCheck)
+			before.assign(st.first, st.first + st.second);
+		t.skip_i = 1;
+		t.skip_cycles_i = (uint32_t)n;
+		t.clk_i = 1;
+		t.eval();
+		t.skip_i = 0;
+		t.skip_cycles_i = 0;
+		if (ffwd != kFfCheck) {
+			nd.ico_skip = true;
+			nd.mem.skip(n);
+			continue;
+		}
+		/* Settle without the skip inputs, as after an ordinary edge. */
+		t.eval();
+		nd.ff_expect.assign(st.first, st.first + st.second);
+		nd.ff_credit = nd.mem.credit_after(n);
+		nd.ff_writes = nd.mem.writes();
+		nd.ff_irqs = nd.irqs;
+		std::memcpy(st.first, before.data(), st.second);
+	}
+	ff_cycles += n;
+	ff_skips++;
+}
+
+/* Check mode: the edges a skip stood for were all evaluated; the RTL state
+ * and the host memory must be what the skip gave. */
+void rnic_sim::ff_compare()
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!nodes[i])
+			continue;
+		node &nd = *nodes[i];
+		Vrnic_top &t = *nd.top;
+		std::pair<uint8_t *, size_t> st = rtl_state(t);
+		/* Whether a scheduler region ran says nothing about values. */
+		const uint8_t *act = reinterpret_cast<const uint8_t *>(&t.rootp->__Vm_traceActivity);
+		const size_t act_off = (size_t)(act - st.first);
+		const size_t act_len = sizeof(t.rootp->__Vm_traceActivity);
+		size_t bad = ~(size_t)0, nbad = 0;
+
+		std::memcpy(nd.ff_expect.data() + act_off, act, act_len);
+		for (size_t k = 0; k < st.second; k++) {
+			if (st.first[k] != nd.ff_expect[k]) {
+				if (bad == ~(size_t)0)
+					bad = k;
+				nbad++;
+			}
+		}
+		if (nbad || nd.mem.credit() != nd.ff_credit || nd.mem.writes() != nd.ff_writes ||
+		    nd.irqs != nd.ff_irqs) {
+			std::fprintf(stderr, "rnic model: fast-forward check: node %u: skipping edges "
+				     "[%llu, %llu) differs from evaluating them: %zu RTL state bytes "
+				     "(first at offset %zu of %zu), credit %llu/%llu, writes %llu/%llu, "
+				     "irqs %llu/%llu\n", i, (unsigned long long)ff_check_from,
+				     (unsigned long long)ff_check_until, nbad, nbad ? bad : 0,
+				     st.second, (unsigned long long)nd.ff_credit,
+				     (unsigned long long)nd.mem.credit(),
+				     (unsigned long long)nd.ff_writes,
+				     (unsigned long long)nd.mem.writes(),
+				     (unsigned long long)nd.ff_irqs, (unsigned long long)nd.irqs);
+			std::abort();
+		}
+	}
+	ff_checked++;
+	ff_check_until = 0;
 }
 
 void rnic_sim::sample(unsigned i, uint64_t c)
@@ -727,9 +1073,10 @@ void rnic_sim::progress(uint64_t c)
 		if (nodes[i])
 			cq += nodes[i]->cqes;
 	std::fprintf(stderr, "rnic progress: cycle %llu (%.3f ms simulated), %llu CQEs written, "
-		     "%.3g cycles/s (%.3g over %.1f s)\n",
+		     "%.3g cycles/s (%.3g over %.1f s), %llu cycles fast-forwarded\n",
 		     (unsigned long long)c, (double)c * 4e-6, (unsigned long long)cq,
-		     (double)(c - prog_last_cycle) / dt, all > 0 ? (double)c / all : 0.0, all);
+		     (double)(c - prog_last_cycle) / dt, all > 0 ? (double)c / all : 0.0, all,
+		     (unsigned long long)ff_cycles);
 	prog_last = now;
 	prog_last_cycle = c;
 }
@@ -839,6 +1186,21 @@ static void wire_stats(rnic_sim *sim)
 		std::fflush(f);
 }
 
+/* RNIC_FFWD_STATS=1: the fast-forward counts on stderr at exit. */
+static void ffwd_stats(const rnic_sim *sim)
+{
+	const char *e = std::getenv("RNIC_FFWD_STATS");
+
+	if (!sim || !e || !*e || !std::strcmp(e, "0"))
+		return;
+	std::fprintf(stderr, "rnic model: fast-forward %s: %llu of %llu cycles in %llu skips"
+		     " (%llu checked)\n",
+		     sim->ffwd == rnic_sim::kFfOff ? "off" :
+		     sim->ffwd == rnic_sim::kFfCheck ? "check" : "on",
+		     (unsigned long long)sim->ff_cycles, (unsigned long long)sim->cycle,
+		     (unsigned long long)sim->ff_skips, (unsigned long long)sim->ff_checked);
+}
+
 static void global_fini(void)
 {
 	rnic_sim *sim;
@@ -850,6 +1212,7 @@ static void global_fini(void)
 		global_sim = nullptr;
 	}
 	wire_stats(sim);
+	ffwd_stats(sim);
 	delete sim;	/* closes the trace */
 }
 
@@ -966,10 +1329,8 @@ uint64_t rnic_sim_run_avail(struct rnic_sim *sim, uint64_t max_cycles)
 		return max_cycles;
 	}
 	sim->fabric_take();
-	while (i < max_cycles && sim->cycle < sim->fabric_bound()) {
-		sim->tick();
-		i++;
-	}
+	while (i < max_cycles && sim->cycle < sim->fabric_bound())
+		i += sim->tick(std::min(max_cycles - i, sim->fabric_bound() - sim->cycle));
 	/* Stopping here: let the switch move on meanwhile. */
 	sim->fabric_promise(sim->cycle);
 	sim->check_finish();
@@ -1053,8 +1414,7 @@ uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cyc
 	uint64_t i = 0;
 
 	while (i < max_cycles) {
-		sim->tick();
-		i++;
+		i += sim->tick(max_cycles - i);
 		if (nd.mem.writes() != w0 || nd.irqs != i0)
 			break;
 	}
@@ -1068,6 +1428,7 @@ void rnic_sim_mmio_write(struct rnic_sim *sim, unsigned int node, uint32_t addr,
 		return;
 	if (addr == kRegSqDb)
 		sim->doorbell_posted(node, (uint32_t)(val & 0xffffff));
+	sim->ff_check_until = 0;	/* a checked skip would not have seen it */
 	sim->nodes[node]->io.post_write(sim->cycle, addr, val);
 }
 
@@ -1080,8 +1441,8 @@ uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t ad
 	const uint32_t id = nd.io.post_read(sim->cycle, addr);
 	uint64_t val;
 
-	for (uint64_t i = 0; i < kMmioReadTimeout; i++) {
-		sim->tick();
+	for (uint64_t i = 0; i < kMmioReadTimeout;) {
+		i += sim->tick(kMmioReadTimeout - i);
 		if (nd.io.read_done(id, &val)) {
 			/* PCIe ordering: a read completion does not pass the
 			 * device's posted writes issued before it, so the read
@@ -1089,7 +1450,7 @@ uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t ad
 			const uint64_t target = nd.mem.writes() + nd.mem.writes_queued();
 
 			while (nd.mem.writes() < target)
-				sim->tick();
+				sim->tick(~0ull);
 			return val;
 		}
 	}
@@ -1254,6 +1615,27 @@ uint64_t rnic_sim_cqes(const struct rnic_sim *sim, unsigned int node)
 	return node_here(sim, node) ? sim->nodes[node]->cqes : 0;
 }
 
+void rnic_sim_set_ffwd(struct rnic_sim *sim, int mode)
+{
+	sim->ffwd = mode == 0 ? rnic_sim::kFfOff : mode == 2 ? rnic_sim::kFfCheck : rnic_sim::kFfOn;
+	sim->ff_check_until = 0;
+}
+
+uint64_t rnic_sim_ffwd_cycles(const struct rnic_sim *sim)
+{
+	return sim->ff_cycles;
+}
+
+uint64_t rnic_sim_ffwd_skips(const struct rnic_sim *sim)
+{
+	return sim->ff_skips;
+}
+
+uint64_t rnic_sim_ffwd_checked(const struct rnic_sim *sim)
+{
+	return sim->ff_checked;
+}
+
 void rnic_sim_progress(struct rnic_sim *sim, double seconds)
 {
 	sim->prog_interval = seconds > 0 ? seconds : 0;
@@ -1276,6 +1658,7 @@ int rnic_sim_set_link_faults(struct rnic_sim *sim, unsigned int node, unsigned i
 {
 	if (!link_ok(sim, node, dir, __func__) || (f && !faults_valid(*f)))
 		return -EINVAL;
+	sim->ff_check_until = 0;
 	sim->net.set_faults(node, dir, f, sim->cycle);
 	return 0;
 }
@@ -1318,6 +1701,7 @@ int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *fr
 {
 	if (!node_ok(sim, node, __func__) || !frame || !len || len > 65535)
 		return -EINVAL;
+	sim->ff_check_until = 0;
 	sim->net.inject(node, sim->cycle, static_cast<const uint8_t *>(frame), len);
 	return 0;
 }

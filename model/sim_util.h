@@ -54,6 +54,7 @@ public:
 	const T &front() const { return buf_[head_ & mask_]; }
 	T &back() { return buf_[(tail_ - 1) & mask_]; }
 	T &operator[](size_t i) { return buf_[(head_ + i) & mask_]; }
+	const T &operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
 	void push_back(const T &v)
 	{
 		if (size() == buf_.size())

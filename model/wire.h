@@ -93,6 +93,23 @@ public:
 		return true;
 	}
 
+	/* Fast-forward: whether @node's RX port has a beat to offer, and the
+	 * first cycle whose deliver() moves a frame (an arrival or a held
+	 * frame's deadline; ~0: none). */
+	bool rx_pending(unsigned node) const { return !port_[node].rxq.empty(); }
+	uint64_t next_event() const
+	{
+		uint64_t e = flight_.empty() ? ~0ull : flight_.top().at;
+
+		for (unsigned i = 0; nheld_ && i < cfg_.nodes; i++) {
+			if (port_[i].tx.nheld())
+				e = std::min(e, port_[i].tx.next_deadline());
+			if (port_[i].rx.nheld())
+				e = std::min(e, port_[i].rx.next_deadline());
+		}
+		return e;
+	}
+
 	/* @node's RX queue, for tests that drive the wire without the RTL (not
 	 * to be mixed with drive()/sample() on that node). */
 	size_t rx_queued(unsigned node) const { return port_[node].rxq.size(); }

@@ -60,7 +60,19 @@ module rnic_top #(
   output logic [1:0]          ev_place_o,
   output logic [23:0]         ev_place_qpn_o,
   output logic [23:0]         ev_place_psn_o,
-  output logic [2:0]          ev_place_pos_o
+  output logic [2:0]          ev_place_pos_o,
+  // Fast-forward (docs/time-model.md). quiet_o: no frame in the parser or
+  // the builder, every queue empty, every engine idle, no DMA read
+  // outstanding, no MMIO answer or interrupt going out and no sweep due;
+  // with idle inputs only free-running counters move then. next_due_o: the
+  // edges from this one on (saturated) before the design could act by
+  // itself (a transport timer expiry). With skip_i this edge stands for
+  // skip_cycles_i edges: the model asks for it only while quiet_o, with
+  // skip_cycles_i <= next_due_o and every input idle.
+  output logic                quiet_o,
+  output logic [31:0]         next_due_o,
+  input  logic                skip_i,
+  input  logic [31:0]         skip_cycles_i
 );
   localparam int unsigned QpW = rnic_pkg::QpCfgW;
 
@@ -95,6 +107,9 @@ module rnic_top #(
   // driver may unmap the QP's rings, and the QP's CQEs are all in host
   // memory for the library's CQ clean.
   logic cmd_quiet, cqw_idle, txb_intake_idle;
+  // Fast-forward: each block's own quiet
+  logic mmio_quiet, fetch_quiet, req_quiet, txb_quiet, parser_quiet, eng_quiet, rr_quiet;
+  logic cqw_quiet, wrmux_quiet;
   logic [8:0] rd_out_q;   // DMA reads accepted whose last beat has not returned
 
   rnic_mmio #(
@@ -112,7 +127,7 @@ module rnic_top #(
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
     .cq_db_valid_o(cq_db_valid), .db_data_o(db_data),
     .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
-    .cnt_dma_rd_err_i(cnt_rd_err), .quiet_i(cmd_quiet)
+    .cnt_dma_rd_err_i(cnt_rd_err), .quiet_i(cmd_quiet), .quiet_o(mmio_quiet)
   );
 
   // Fields of the command arguments every engine snoops
@@ -246,7 +261,8 @@ module rnic_top #(
     .drained_valid_o(drained_valid), .drained_ready_i(drained_ready),
     .drained_qpn_o(drained_qpn),
     .query_idx_i(query_idx), .query_draining_o(query_draining),
-    .ev_valid_o(ev_fetch), .ev_qpn_o(ev_fetch_qpn), .ev_idx_o(ev_fetch_idx)
+    .ev_valid_o(ev_fetch), .ev_qpn_o(ev_fetch_qpn), .ev_idx_o(ev_fetch_idx),
+    .quiet_o(fetch_quiet), .skip_i, .skip_cycles_i
   );
 
   logic infl_valid, infl_ready;
@@ -270,7 +286,8 @@ module rnic_top #(
     .txd_valid_o(txa_valid[0]), .txd_ready_i(txa_ready[0]),
     .txd_o(txa_d[0 +: rnic_pkg::TxdW]),
     .mr_upd_valid_o(mr_upd_valid[1]), .mr_upd_ready_i(mr_upd_ready[1]),
-    .mr_upd_idx_o(mr_upd_idx[24 +: 24]), .mr_upd_o(mr_upd[rnic_pkg::MrCfgW +: rnic_pkg::MrCfgW])
+    .mr_upd_idx_o(mr_upd_idx[24 +: 24]), .mr_upd_o(mr_upd[rnic_pkg::MrCfgW +: rnic_pkg::MrCfgW]),
+    .quiet_o(req_quiet)
   );
 
   // ---------------------------------------------------------------------------
@@ -301,7 +318,8 @@ module rnic_top #(
     .ev_first_o(ev_tx_first), .ev_last_o(ev_tx_last), .ev_qpn_o(ev_tx_qpn),
     .ev_idx_o(ev_tx_idx), .noack_valid_o(noack_valid), .noack_err_o(noack_err),
     .noack_ready_i(noack_ready),
-    .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err), .intake_idle_o(txb_intake_idle)
+    .cnt_pkts_o(cnt_tx), .cnt_rd_err_o(cnt_rd_err), .intake_idle_o(txb_intake_idle),
+    .quiet_o(txb_quiet)
   );
 
   // ---------------------------------------------------------------------------
@@ -321,7 +339,7 @@ module rnic_top #(
     .rd_slot_i(prd_slot), .rd_word_i(prd_word), .rd_data_o(prd_data),
     .release_i(rel), .release_slot_i(rel_slot),
     .place_release_i(pl_rel), .place_release_slot_i(pl_rel_slot),
-    .cnt_rx_pkts_o(cnt_rx), .cnt_rx_drop_o(cnt_drop)
+    .cnt_rx_pkts_o(cnt_rx), .cnt_rx_drop_o(cnt_drop), .quiet_o(parser_quiet)
   );
 
   logic pl_start, pl_busy;
@@ -384,7 +402,8 @@ module rnic_top #(
     .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
     .aev_valid_o(eng_aev_valid), .aev_ready_i(eng_aev_ready), .aev_o(eng_aev),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
-    .done_ci_o(done_ci)
+    .done_ci_o(done_ci),
+    .quiet_o(eng_quiet), .due_o(next_due_o), .skip_i, .skip_cycles_i
   );
 
   rnic_rd_resp u_rd_resp (
@@ -393,7 +412,7 @@ module rnic_top #(
     .ctx_idx_o(rr_ctx_idx), .ctx_i(rr_ctx),
     .txd_valid_o(txa_valid[1]), .txd_ready_i(txa_ready[1]),
     .txd_o(txa_d[rnic_pkg::TxdW +: rnic_pkg::TxdW]),
-    .done_o(rsp_done), .done_qpn_o(rsp_done_qpn)
+    .done_o(rsp_done), .done_qpn_o(rsp_done_qpn), .quiet_o(rr_quiet)
   );
 
   rnic_rx_place #(.DataW(DataW)) u_rx_place (
@@ -446,7 +465,7 @@ module rnic_top #(
     .wr_len_o(wr_len[16 +: 16]), .wr_data_o(wr_data[DataW +: DataW]), .wr_last_o(wr_last[1]),
     .irq_valid_o, .irq_cqn_o,
     .ev_send_o(ev_scqe), .ev_recv_o(ev_rcqe), .ev_qpn_o(ev_cqe_qpn), .ev_idx_o(ev_cqe_idx),
-    .idle_o(cqw_idle)
+    .idle_o(cqw_idle), .quiet_o(cqw_quiet)
   );
 
   rnic_dma_wr_mux #(.DataW(DataW), .N(3)) u_dma_wr_mux (
@@ -454,8 +473,16 @@ module rnic_top #(
     .valid_i(wr_valid), .ready_o(wr_ready), .addr_i(wr_addr), .len_i(wr_len),
     .data_i(wr_data), .last_i(wr_last),
     .valid_o(dma_wr_valid_o), .ready_i(dma_wr_ready_i), .addr_o(dma_wr_addr_o),
-    .len_o(dma_wr_len_o), .data_o(dma_wr_data_o), .last_o(dma_wr_last_o)
+    .len_o(dma_wr_len_o), .data_o(dma_wr_data_o), .last_o(dma_wr_last_o),
+    .quiet_o(wrmux_quiet)
   );
+
+  // The DMA read mux and the TX arbiter only move on a handshake, the
+  // context tables on a command or an engine's update: they are quiet when
+  // the blocks around them are.
+  assign quiet_o = mmio_quiet && fetch_quiet && req_quiet && txb_quiet && parser_quiet &&
+                   eng_quiet && rr_quiet && cqw_quiet && wrmux_quiet && !pl_busy &&
+                   !sqdb_v && !rqdb_v && (rd_out_q == 9'd0);
 
   // Trace events
   assign ev_place_o = {pl_rel, pl_start};

@@ -52,7 +52,9 @@ module rnic_cqe_writer #(
   output logic [23:0] ev_qpn_o,
   output logic [15:0] ev_idx_o,
   // Nothing queued or being written (a QP reset command waits for it)
-  output logic        idle_o
+  output logic        idle_o,
+  // Nothing queued, read, reported or signalled (fast-forward)
+  output logic        quiet_o
 );
   localparam int unsigned CqW = $clog2(NCq);
   localparam int unsigned Beats = (512 + DataW - 1) / DataW;
@@ -214,6 +216,8 @@ module rnic_cqe_writer #(
       armed_q[cq_wr_idx_i[CqW-1:0]] <= 1'b0;
     end
   end
+
+  assign quiet_o = !qv && !ovf_v_q && (rd_st_q == 2'd0) && !irq_valid_o;
 
   assign ev_send_o = done && !is_ev && !c.opcode[7];
   assign ev_recv_o = done && !is_ev && c.opcode[7];

@@ -20,7 +20,9 @@ module rnic_dma_wr_mux #(
   output logic [63:0] addr_o,
   output logic [15:0] len_o,
   output logic [DataW-1:0] data_o,
-  output logic        last_o
+  output logic        last_o,
+  // No write burst in progress (fast-forward)
+  output logic        quiet_o
 );
   localparam int unsigned SelW = (N > 1) ? $clog2(N) : 1;
   logic locked_q;
@@ -42,6 +44,8 @@ module rnic_dma_wr_mux #(
     ready_o = '0;
     ready_o[sel] = ready_i;
   end
+
+  assign quiet_o = !locked_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

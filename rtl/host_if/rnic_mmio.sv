@@ -45,7 +45,9 @@ module rnic_mmio #(
   // Nothing of a QP reaches host memory any more (no DMA read outstanding,
   // requester, TX intake and receive engine idle, no CQE waiting or being
   // written; rnic_top): a QP_WRITE that resets a queue is done then
-  input  logic        quiet_i
+  input  logic        quiet_i,
+  // No command waiting for quiet_i and no read answer going out (fast-forward)
+  output logic        quiet_o
 );
   localparam logic [15:0] RegDevId = 16'h000;
   localparam logic [15:0] RegCaps = 16'h008;
@@ -164,6 +166,8 @@ module rnic_mmio #(
       out1_q <= {16'd0, qp_query_psn_i};
     end
   end
+
+  assign quiet_o = !busy_q && !mmio_rvalid_o;
 
   // Read data: one cycle after the request.
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -8,6 +8,14 @@
 // seen at most NQp cycles late; docs/transport.md gives the numbers. A
 // command for the QP whose expiry is waiting to be taken cancels that expiry:
 // the completer has news for the QP that make the old deadline moot.
+//
+// Fast-forward (docs/time-model.md): now_q and scan_q are the only flops that
+// move while nothing is armed to expire. due_o tells the model how many edges
+// from this one cannot report an expiry; skip_i makes this edge stand for
+// skip_cycles_i idle edges (both counters advance by that much), which the
+// model only does for at most due_o edges while no command comes. The bound
+// is exact with one QP armed (the scanner's arrival at that QP after its
+// deadline) and a lower bound (the earliest deadline armed) otherwise.
 module rnic_retry_timer #(
   parameter int unsigned NQp = 1024
 ) (
@@ -22,7 +30,13 @@ module rnic_retry_timer #(
   output logic        exp_valid_o,
   input  logic        exp_ready_i,
   output logic [23:0] exp_qpn_o,
-  output logic        exp_rnr_o       // 1: an RNR wait ended, 0: ACK timeout
+  output logic        exp_rnr_o,      // 1: an RNR wait ended, 0: ACK timeout
+  // Fast-forward: no expiry waiting; edges before the next possible expiry
+  // (saturated); this edge stands for skip_cycles_i edges
+  output logic        idle_o,
+  output logic [31:0] due_o,
+  input  logic        skip_i,
+  input  logic [31:0] skip_cycles_i
 );
   localparam int unsigned QpW = $clog2(NQp);
 
@@ -56,6 +70,65 @@ module rnic_retry_timer #(
   assign hit = !exp_v_q && armed_q[scan_q] && (now_q >= deadline_q[scan_q]) &&
                !(cmd_ok && (cq == scan_q));
 
+  // Edges this one stands for.
+  logic [47:0] adv;
+  assign adv = skip_i ? {16'd0, skip_cycles_i} : 48'd1;
+
+  // Armed QPs: how many, the earliest deadline armed since none was (a lower
+  // bound of every armed deadline), and the QP and deadline when exactly one
+  // is armed and known (one_v_q).
+  logic [QpW:0] n_armed_q, n_armed_d;
+  logic [47:0] lb_q, one_dl_q, new_dl;
+  logic [QpW-1:0] one_qp_q;
+  logic one_v_q;
+  logic arm_new, disarm_old;
+  assign new_dl = now_q + {6'd0, cmd_cycles_i};
+  assign arm_new = cmd_arm && !armed_q[cq];
+  assign disarm_old = cmd_disarm && armed_q[cq];
+  always_comb begin
+    n_armed_d = n_armed_q;
+    if (arm_new) n_armed_d = n_armed_d + 1'b1;
+    if (disarm_old) n_armed_d = n_armed_d - 1'b1;
+    if (hit) n_armed_d = n_armed_d - 1'b1;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      n_armed_q <= '0;
+      lb_q <= '1;
+      one_v_q <= 1'b0;
+      one_qp_q <= '0;
+      one_dl_q <= '0;
+    end else begin
+      n_armed_q <= n_armed_d;
+      if (n_armed_d == '0) lb_q <= '1;
+      else if (cmd_arm && (new_dl < lb_q)) lb_q <= new_dl;
+      // One armed after an arm: it is that QP. Still one and nothing armed
+      // or disarmed: unchanged. Otherwise not known.
+      if ((n_armed_d == (QpW+1)'(1)) && cmd_arm) begin
+        one_v_q <= 1'b1;
+        one_qp_q <= cq;
+        one_dl_q <= new_dl;
+      end else if (!((n_armed_d == (QpW+1)'(1)) && (n_armed_q == (QpW+1)'(1)))) begin
+        one_v_q <= 1'b0;
+      end
+    end
+  end
+
+  // Edges until now_q reaches the deadline, then until the scanner is at the QP.
+  logic [47:0] wait_lb, wait_one, due_w;
+  logic [QpW-1:0] gap;
+  assign wait_lb = (lb_q > now_q) ? lb_q - now_q : '0;
+  assign wait_one = (one_dl_q > now_q) ? one_dl_q - now_q : '0;
+  assign gap = one_qp_q - (scan_q + wait_one[QpW-1:0]);
+  always_comb begin
+    if (n_armed_q == '0) due_w = '1;
+    else if (one_v_q) due_w = wait_one + {{(48-QpW){1'b0}}, gap};
+    else due_w = wait_lb;
+  end
+  assign due_o = (due_w[47:32] != '0) ? '1 : due_w[31:0];
+  assign idle_o = !exp_v_q;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       now_q <= '0;
@@ -66,8 +139,8 @@ module rnic_retry_timer #(
       exp_rnr_q <= 1'b0;
       exp_q <= '0;
     end else begin
-      now_q <= now_q + 48'd1;
-      if (!exp_v_q) scan_q <= scan_q + 1'b1;
+      now_q <= now_q + adv;
+      if (!exp_v_q) scan_q <= scan_q + adv[QpW-1:0];
       if (hit) begin
         exp_v_q <= 1'b1;
         exp_q <= scan_q;
@@ -86,6 +159,6 @@ module rnic_retry_timer #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (cmd_arm) deadline_q[cq] <= now_q + {6'd0, cmd_cycles_i};
+    if (cmd_arm) deadline_q[cq] <= new_dl;
   end
 endmodule

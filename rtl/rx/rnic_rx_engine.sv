@@ -144,7 +144,14 @@ module rnic_rx_engine #(
   output logic [15:0] done_ci_o,
   // QP_QUERY: the PSN the responder expects next
   input  logic [23:0] query_idx_i,
-  output logic [23:0] query_rq_psn_o
+  output logic [23:0] query_rq_psn_o,
+  // Fast-forward (rnic_retry_timer): no event in hand or waiting to leave,
+  // the edges before the transport timer may expire, and this edge standing
+  // for skip_cycles_i edges
+  output logic        quiet_o,
+  output logic [31:0] due_o,
+  input  logic        skip_i,
+  input  logic [31:0] skip_cycles_i
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned RingW = $clog2(InflDepth);
@@ -561,13 +568,14 @@ module rnic_rx_engine #(
   logic tmr_v_q;
   logic [1:0] tmr_op_q;
   logic [41:0] tmr_cycles_q;
-  logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q;
+  logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q, tmr_idle;
   logic [23:0] tmr_exp_qpn;
   rnic_retry_timer #(.NQp(NQp)) u_timer (
     .clk_i, .rst_ni,
     .cmd_valid_i(tmr_v_q), .cmd_op_i(tmr_op_q), .cmd_qpn_i(qpn_q), .cmd_cycles_i(tmr_cycles_q),
     .exp_valid_o(tmr_exp_v), .exp_ready_i(tmr_exp_ready), .exp_qpn_o(tmr_exp_qpn),
-    .exp_rnr_o(tmr_exp_rnr)
+    .exp_rnr_o(tmr_exp_rnr),
+    .idle_o(tmr_idle), .due_o, .skip_i, .skip_cycles_i
   );
 
   // UC/UD send completions and payload read failures from the TX builder
@@ -631,6 +639,12 @@ module rnic_rx_engine #(
   assign flp_pop = idle && !rq_db_valid_i && !infl_valid_i && !tmr_exp_v && !na_v && flp_valid;
   assign pkt_ready_o = idle && !rq_db_valid_i && !infl_valid_i && !tmr_exp_v && !na_v &&
                        !flp_valid;
+  // Nothing to do and nothing on its way out: the one-cycle strobes are low,
+  // no CQE, progress report, job, event or timer command waits, and the
+  // queues into the engine are empty.
+  assign quiet_o = idle && tmr_idle && !tmr_v_q && !need_cqe_q && !job_v_q && !na_v &&
+                   !flp_valid && !aev_valid_o && !aev_push_q && !release_o && !place_start_o &&
+                   !qp_err_o && !rd_done_o;
   logic fl_more, fl_yield;
   assign fl_more = use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]);
   assign fl_yield = (st_q == StRqFlush) && !need_cqe_q && (fl_cnt_q == FlushBatch) &&

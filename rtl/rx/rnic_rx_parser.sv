@@ -31,7 +31,9 @@ module rnic_rx_parser #(
   input  logic        place_release_i,
   input  logic [SlotW-1:0] place_release_slot_i,
   output logic [63:0] cnt_rx_pkts_o,
-  output logic [63:0] cnt_rx_drop_o
+  output logic [63:0] cnt_rx_drop_o,
+  // No frame being received or waiting for the engine (fast-forward)
+  output logic        quiet_o
 );
   localparam int unsigned FrameBytes = 4096 + 96 + 8;
   localparam int unsigned Words = (FrameBytes + Bytes - 1) / Bytes + 2;
@@ -260,6 +262,8 @@ module rnic_rx_parser #(
   logic [BufW-1:0] rbase;
   assign rbase = BufW'(rd_slot_i) * BufW'(Words);
   assign rd_data_o = {buf_q[rbase + BufW'(rd_word_i) + 1'b1], buf_q[rbase + BufW'(rd_word_i)]};
+
+  assign quiet_o = !in_frame_q && !pkt_valid_o;
 
   logic unused;
   assign unused = ^{pq_in_ready, pq_count, rd_word_i[15:WordW]};

@@ -75,7 +75,9 @@ module rnic_requester #(
   output logic [rnic_pkg::MrCfgW-1:0] mr_upd_o,
   // QP_QUERY: the next PSN a new WQE of this QP takes
   input  logic [23:0] query_idx_i,
-  output logic [23:0] query_sq_psn_o
+  output logic [23:0] query_sq_psn_o,
+  // No WQE in hand (fast-forward)
+  output logic        quiet_o
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;
@@ -384,6 +386,7 @@ module rnic_requester #(
   assign stale = (wepoch_q != epoch_q[q]);
   assign txd_valid_o = (st_q == StSend) && !skip_pkt;
   assign wqe_ready_o = (st_q == StIdle);
+  assign quiet_o = (st_q == StIdle);
 
   // Credits and fences
   logic rd_block;

@@ -18,6 +18,12 @@
 // flag gets an SQ_DRAINED event once every WQE fetched before completed: a
 // sweep visits one QP per cycle. SQE: like ERR, the SQ is flushed (the RQ
 // goes on).
+//
+// Fast-forward (docs/time-model.md): quiet_o says nothing is queued, fetched
+// or reported and the sweep cannot fire - no QP waits for its SQ_DRAINED
+// event, or a whole round of the sweep passed since anything that decides
+// one changed. Then only the sweep position moves; skip_i makes this edge
+// stand for skip_cycles_i edges.
 module rnic_sq_fetch #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
@@ -75,7 +81,11 @@ module rnic_sq_fetch #(
   // Trace: WQE fetched
   output logic        ev_valid_o,
   output logic [23:0] ev_qpn_o,
-  output logic [15:0] ev_idx_o
+  output logic [15:0] ev_idx_o,
+  // Fast-forward
+  output logic        quiet_o,
+  input  logic        skip_i,
+  input  logic [31:0] skip_cycles_i
 );
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;
@@ -294,13 +304,38 @@ module rnic_sq_fetch #(
                             (done_ci_q[query_idx_i[QpW-1:0]] != hi_q[query_idx_i[QpW-1:0]]);
   assign drained_qpn_o = dr_qpn_q;
 
+  // Edges this one stands for (1 unless the model skips idle cycles).
+  logic [31:0] adv;
+  assign adv = skip_i ? skip_cycles_i : 32'd1;
+
+  // Edges since anything that decides a sweep fire (arm, done, hi) last
+  // changed or a fire was held back by a waiting event, up to a whole round:
+  // a QP the round passed did not fire and will not until one of them
+  // changes.
+  localparam logic [QpW:0] Round = {1'b1, {QpW{1'b0}}};
+  logic [QpW:0] calm_q;
+  logic [32:0] calm_sum;
+  logic sw_settled;
+  assign calm_sum = {{(32-QpW){1'b0}}, calm_q} + {1'b0, adv};
+  assign sw_settled = !(|arm_q) || calm_q[QpW];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      calm_q <= '0;
+    end else if ((qp_wr_i && (qp_wr_idx_i < 24'(NQp))) || done_take || issue || sw_fire ||
+                 dr_v_q) begin
+      calm_q <= '0;
+    end else begin
+      calm_q <= (calm_sum >= {{(32-QpW){1'b0}}, Round}) ? Round : calm_sum[QpW:0];
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       sw_q <= '0;
       dr_v_q <= 1'b0;
       dr_qpn_q <= '0;
     end else begin
-      sw_q <= sw_q + 1'b1;
+      sw_q <= sw_q + adv[QpW-1:0];
       if (drained_valid_o && drained_ready_i) dr_v_q <= 1'b0;
       if (sw_fire) begin
         dr_v_q <= 1'b1;
@@ -386,6 +421,9 @@ module rnic_sq_fetch #(
   );
 
   assign ev_valid_o = out_push && !pend_flush;
+
+  assign quiet_o = !act_valid && !pend_valid && !wqe_valid_o && !dr_v_q && !kick_v_q &&
+                   sw_settled;
   assign ev_qpn_o = pend_qpn;
   assign ev_idx_o = pend_idx;
 

@@ -20,7 +20,9 @@ module rnic_rd_resp #(
   input  logic        txd_ready_i,
   output logic [rnic_pkg::TxdW-1:0] txd_o,
   output logic        done_o,
-  output logic [23:0] done_qpn_o
+  output logic [23:0] done_qpn_o,
+  // No job queued (fast-forward)
+  output logic        quiet_o
 );
   logic jv;
   logic [rnic_pkg::RspJobW-1:0] j;
@@ -90,6 +92,7 @@ module rnic_rd_resp #(
   assign jpop = jv && txd_ready_i && (!j_read || last);
   assign done_o = jpop && (j_kind != rnic_pkg::JobAck) && !j_dup;
   assign done_qpn_o = j_qpn;
+  assign quiet_o = !jv;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -58,7 +58,9 @@ module rnic_tx_builder #(
   output logic [63:0] cnt_pkts_o,
   output logic [63:0] cnt_rd_err_o,
   // No frame in intake: every payload read of the frames taken was issued
-  output logic        intake_idle_o
+  output logic        intake_idle_o,
+  // No frame anywhere: intake, assembly and emission idle (fast-forward)
+  output logic        quiet_o
 );
   localparam int unsigned LaneW = $clog2(Bytes);
   localparam int unsigned FrameBytes = 4096 + 96 + 8;
@@ -493,6 +495,8 @@ module rnic_tx_builder #(
       if (eq_pop) slot_busy_q[e_slot] <= 1'b0;
     end
   end
+
+  assign quiet_o = (in_q == InIdle) && !aq_valid && !a_run_q && !eq_valid;
 
   logic unused;
   assign unused = ^{eq_count, aq_count};
