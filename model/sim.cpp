@@ -792,7 +792,7 @@ void rnic_sim::fabric_wait(uint64_t c)
 				if (nodes[i])
 					links[i].check_alive();
 		}
-		if (spins > 32)
+		if (spins > fabric_spins())
 			fabric_block(1000);
 	}
 }

@@ -8,6 +8,7 @@
 #define RNIC_FABRIC_PROTO_H
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace rnic {
@@ -52,6 +53,19 @@ inline fabric_lat fabric_split(unsigned wire_latency)
 	if (up < 1)
 		up = 1;
 	return {up, total > up ? total - up : 1};
+}
+
+/* Looks at a link this many times before sleeping on it
+ * (RNIC_FABRIC_SPIN, default 32): spinning answers a peer sooner when a
+ * core is free and wastes one when none is. */
+inline unsigned fabric_spins()
+{
+	static unsigned v = [] {
+		const char *e = std::getenv("RNIC_FABRIC_SPIN");
+
+		return e && *e ? (unsigned)std::strtoul(e, nullptr, 0) : 32u;
+	}();
+	return v;
 }
 
 } /* namespace rnic */

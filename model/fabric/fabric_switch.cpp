@@ -282,7 +282,7 @@ void fabric_switch::run(const volatile int *stop)
 		idle_since = clk::now();
 		/* Waiting for a node: spin briefly, then sleep on the link of
 		 * the node that holds time back (or any, while none has joined). */
-		if (++spins < 32)
+		if (++spins < fabric_spins())
 			continue;
 		if (!(spins & 255)) {
 			for (unsigned p = 0; p < kFabricPorts; p++)
