@@ -299,23 +299,29 @@ module rnic_tx_builder #(
   assign beat = rd_rsp_valid_i && rd_rsp_ready_o;
 
   // Where this beat lands: word and lane of woff_q, valid bytes of the beat.
+  // Assembly writes whole words: tail_q holds the bytes already packed into
+  // the word woff_q is in (header bytes, loaded when the frame starts, or the
+  // previous beat's); a beat fills that word from its lane on and, when it
+  // crosses, the start of the next. Bytes past the packed ones are left as
+  // they come: nothing reads them (emission zeroes everything from pay_end).
   logic [12:0] nbytes;
-  logic [Bytes-1:0] vmask;
   logic [LaneW-1:0] lane;
-  logic [2*DataW-1:0] sh_data;
-  logic [2*Bytes-1:0] sh_be;
   logic [WordW-1:0] wword;
+  logic spill;
+  logic [DataW-1:0] tail_q;
+  logic [2*DataW-1:0] sh_data;
+  logic [DataW-1:0] wr_lo;
   assign nbytes = (rsp_left_q < 13'(Bytes)) ? rsp_left_q : 13'(Bytes);
-  assign vmask = (nbytes >= 13'(Bytes)) ? '1 : ~({Bytes{1'b1}} << nbytes);
   assign lane = woff_q[LaneW-1:0];
   assign wword = WordW'(woff_q >> LaneW);
+  assign spill = (13'(lane) + nbytes > 13'(Bytes));
   // The shifter runs only for a beat that is taken.
   always_comb begin
     sh_data = '0;
-    sh_be = '0;
+    wr_lo = '0;
     if (beat) begin
-      sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
-      sh_be = {{Bytes{1'b0}}, vmask} << lane;
+      sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << {lane, 3'b000};
+      wr_lo = (tail_q & ~({DataW{1'b1}} << {lane, 3'b000})) | sh_data[DataW-1:0];
     end
   end
 
@@ -369,13 +375,13 @@ module rnic_tx_builder #(
     if ((in_q == InHdr) && (hw_q != WordW'(HdrWords))) begin
       buf_q[BufW'(ibase + (WordW+SlotW)'(hw_q))] <= hdr_word;
     end
+    if (!a_run_q && aq_valid) begin
+      tail_q <= buf_q[BufW'(abase + (WordW+SlotW)'(a_hdr_len >> LaneW))];
+    end
     if (beat) begin
-      for (int b = 0; b < Bytes; b++) begin
-        if (sh_be[b]) buf_q[BufW'(abase + (WordW+SlotW)'(wword))][8*b +: 8] <= sh_data[8*b +: 8];
-        if (sh_be[Bytes+b]) begin
-          buf_q[BufW'(abase + (WordW+SlotW)'(wword) + 1'b1)][8*b +: 8] <= sh_data[DataW+8*b +: 8];
-        end
-      end
+      buf_q[BufW'(abase + (WordW+SlotW)'(wword))] <= wr_lo;
+      if (spill) buf_q[BufW'(abase + (WordW+SlotW)'(wword) + 1'b1)] <= sh_data[DataW +: DataW];
+      tail_q <= (13'(lane) + nbytes >= 13'(Bytes)) ? sh_data[DataW +: DataW] : wr_lo;
     end
   end
 
