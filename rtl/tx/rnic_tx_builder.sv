@@ -230,9 +230,14 @@ module rnic_tx_builder #(
   logic aq_push, aq_in_ready, aq_valid, aq_pop;
   logic [AqW-1:0] aq_in, aq_out;
   logic [$clog2(QDepth):0] aq_count;
-  assign aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
-                  d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
-                  rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
+  always_comb begin
+    aq_in = '0;
+    if (in_q == InPush) begin
+      aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
+               d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
+               rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
+    end
+  end
   assign aq_push = (in_q == InPush) && aq_in_ready;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -405,10 +410,8 @@ module rnic_tx_builder #(
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
-  logic [DataW-1:0] eword;
   logic [WordW+SlotW-1:0] ebase;
   assign ebase = (WordW+SlotW)'(e_slot) * (WordW+SlotW)'(Words);
-  assign eword = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
 
   // Evaluated only while a beat is offered (tx_valid_o): the pad bytes (from
   // pay_end on) are zero, the ICRC follows the covered bytes (14 .. e_len),
@@ -427,9 +430,10 @@ module rnic_tx_builder #(
     edata = '0;
     if (tx_valid_o) begin
       if (eoff + 16'(Bytes) <= e_pay_end) begin
-        edata = eword;
+        edata = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
       end else if (eoff < e_pay_end) begin
-        edata = eword & ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
+        edata = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))] &
+                ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
       end
     end
   end
