@@ -99,39 +99,39 @@ module rnic_crc32_beat #(
   localparam logic [32*DataW-1:0] DMat = data_matrix();
   localparam logic [32*32*NStage-1:0] UMat = unshift_matrices();
 
-  logic [DataW-1:0] data;
-  logic [31:0] full, y, acc;
-  logic [LenW-1:0] m;
+  // The full-beat matrix: row k is the parity of the selected bits of
+  // {state, data}, folded 32 bits at a time.
+  function automatic logic [31:0] beat_next(input logic [31:0] c, input logic [DataW-1:0] d);
+    logic [31:0] acc;
+    for (int k = 0; k < 32; k++) begin
+      acc = c & SMat[32*k +: 32];
+      for (int w = 0; w < DataW / 32; w++) begin
+        acc = acc ^ (d[32*w +: 32] & DMat[DataW*k + 32*w +: 32]);
+      end
+      beat_next[k] = ^acc;
+    end
+  endfunction
+
+  // Undoes m zero bytes (m below 2^NStage): the fixed matrix of each set bit.
+  function automatic logic [31:0] unshift(input logic [31:0] c, input logic [LenW-1:0] m);
+    logic [31:0] y;
+    unshift = c;
+    for (int j = 0; j < NStage; j++) begin
+      if (m[j]) begin
+        for (int k = 0; k < 32; k++) y[k] = ^(unshift & UMat[1024*j + 32*k +: 32]);
+        unshift = y;
+      end
+    end
+  endfunction
 
   always_comb begin
-    data = '0;
-    full = '0;
-    y = '0;
-    acc = '0;
-    m = '0;
     crc_o = crc_i;
-    if (len_i != '0) begin
-      // Lanes past the valid bytes count as zero bytes, undone below.
-      data = (len_i >= LenW'(Bytes)) ? data_i : (data_i & ~({DataW{1'b1}} << {len_i, 3'b000}));
-      // Row k: the parity of the selected input bits, folded 32 bits at a time.
-      for (int k = 0; k < 32; k++) begin
-        acc = crc_i & SMat[32*k +: 32];
-        for (int w = 0; w < DataW / 32; w++) begin
-          acc = acc ^ (data[32*w +: 32] & DMat[DataW*k + 32*w +: 32]);
-        end
-        full[k] = ^acc;
-      end
-      crc_o = full;
-      if (len_i < LenW'(Bytes)) begin
-        // Bytes - len_i is below 2^NStage: one fixed matrix per set bit.
-        m = LenW'(Bytes) - len_i;
-        for (int j = 0; j < NStage; j++) begin
-          if (m[j]) begin
-            for (int k = 0; k < 32; k++) y[k] = ^(crc_o & UMat[1024*j + 32*k +: 32]);
-            crc_o = y;
-          end
-        end
-      end
+    if (len_i >= LenW'(Bytes)) begin
+      crc_o = beat_next(crc_i, data_i);
+    end else if (len_i != '0) begin
+      // Lanes past the valid bytes go in as zero bytes, then are undone.
+      crc_o = unshift(beat_next(crc_i, data_i & ~({DataW{1'b1}} << {len_i, 3'b000})),
+                      LenW'(Bytes) - len_i);
     end
   end
 endmodule

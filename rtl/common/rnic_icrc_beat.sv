@@ -43,11 +43,15 @@ module rnic_icrc_beat #(
   endfunction
 
   always_comb begin
-    base = {1'b0, word_i} * 17'(Bytes);
-    first = (base < 17'd14) ? 17'd14 : base;
+    base = '0;
+    first = '0;
     crc = crc_i;
     data = '0;
     len = '0;
+    if (valid_i) begin
+      base = {1'b0, word_i} * 17'(Bytes);
+      first = (base < 17'd14) ? 17'd14 : base;
+    end
     if (valid_i && (end_i > first) && (first < base + 17'(Bytes))) begin
       len = (end_i - base >= 17'(Bytes)) ? LenW'(Bytes) : LenW'(end_i - base);
       data = data_i;

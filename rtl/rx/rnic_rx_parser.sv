@@ -124,11 +124,20 @@ module rnic_rx_parser #(
   // part-selects: byte i of the frame is hdr_d[8i +: 8], multi-byte fields are
   // big-endian on the wire.
   // ---------------------------------------------------------------------------
+  // The BTH opcode of the frame arriving (byte 42, from the beat that holds
+  // it on; zero before), kept up for waveforms while the frame arrives.
+  localparam int unsigned OpWord = 42 / Bytes;
+  logic [7:0] op;
+  always_comb begin
+    if (cur_w == 16'(OpWord)) op = rx_data_i[8*(42 % Bytes) +: 8];
+    else if (in_frame_q) op = hdr_q[8*42 +: 8];
+    else op = '0;
+  end
+
   rnic_pkg::rx_desc_t desc;
   /* verilator lint_off UNUSEDSIGNAL */  // the header: the parse reads its fields
   logic [HdrBytes*8-1:0] hdr_d;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [7:0] op;
   logic [6:0] ext;
   logic [1:0] pad;
   logic [15:0] pay_len;
@@ -137,7 +146,6 @@ module rnic_rx_parser #(
   logic good;
   always_comb begin
     hdr_d = '0;
-    op = '0;
     ext = '0;
     pad = '0;
     pay_off = '0;
@@ -151,7 +159,6 @@ module rnic_rx_parser #(
         if (cur_w == 16'(k)) hdr_d[k*DataW +: DataW] = rx_data_i;
         else if (in_frame_q) hdr_d[k*DataW +: DataW] = hdr_q[k*DataW +: DataW];
       end
-      op = hdr_d[8*42 +: 8];
       ext = rnic_pkg::ext_hdr_bytes(op);
       pad = hdr_d[8*43+4 +: 2];
       pay_off = 8'd54 + {1'b0, ext};

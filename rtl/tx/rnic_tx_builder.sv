@@ -232,9 +232,14 @@ module rnic_tx_builder #(
   logic aq_push, aq_in_ready, aq_valid, aq_pop;
   logic [AqW-1:0] aq_in, aq_out;
   logic [$clog2(QDepth):0] aq_count;
-  assign aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
-                  d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
-                  rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
+  always_comb begin
+    aq_in = '0;
+    if (in_q == InPush) begin
+      aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
+               d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
+               rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
+    end
+  end
   assign aq_push = (in_q == InPush) && aq_in_ready;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -301,23 +306,29 @@ module rnic_tx_builder #(
   assign beat = rd_rsp_valid_i && rd_rsp_ready_o;
 
   // Where this beat lands: word and lane of woff_q, valid bytes of the beat.
+  // Assembly writes whole words: tail_q holds the bytes already packed into
+  // the word woff_q is in (header bytes, loaded when the frame starts, or the
+  // previous beat's); a beat fills that word from its lane on and, when it
+  // crosses, the start of the next. Bytes past the packed ones are left as
+  // they come: nothing reads them (emission zeroes everything from pay_end).
   logic [12:0] nbytes;
-  logic [Bytes-1:0] vmask;
   logic [LaneW-1:0] lane;
-  logic [2*DataW-1:0] sh_data;
-  logic [2*Bytes-1:0] sh_be;
   logic [WordW-1:0] wword;
+  logic spill;
+  logic [DataW-1:0] tail_q;
+  logic [2*DataW-1:0] sh_data;
+  logic [DataW-1:0] wr_lo;
   assign nbytes = (rsp_left_q < 13'(Bytes)) ? rsp_left_q : 13'(Bytes);
-  assign vmask = (nbytes >= 13'(Bytes)) ? '1 : ~({Bytes{1'b1}} << nbytes);
   assign lane = woff_q[LaneW-1:0];
   assign wword = WordW'(woff_q >> LaneW);
+  assign spill = (13'(lane) + nbytes > 13'(Bytes));
   // The shifter runs only for a beat that is taken.
   always_comb begin
     sh_data = '0;
-    sh_be = '0;
+    wr_lo = '0;
     if (beat) begin
-      sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << (8 * lane);
-      sh_be = {{Bytes{1'b0}}, vmask} << lane;
+      sh_data = {{DataW{1'b0}}, rd_rsp_data_i} << {lane, 3'b000};
+      wr_lo = (tail_q & ~({DataW{1'b1}} << {lane, 3'b000})) | sh_data[DataW-1:0];
     end
   end
 
@@ -371,13 +382,13 @@ module rnic_tx_builder #(
     if ((in_q == InHdr) && (hw_q != WordW'(HdrWords))) begin
       buf_q[BufW'(ibase + (WordW+SlotW)'(hw_q))] <= hdr_word;
     end
+    if (!a_run_q && aq_valid) begin
+      tail_q <= buf_q[BufW'(abase + (WordW+SlotW)'(a_hdr_len >> LaneW))];
+    end
     if (beat) begin
-      for (int b = 0; b < Bytes; b++) begin
-        if (sh_be[b]) buf_q[BufW'(abase + (WordW+SlotW)'(wword))][8*b +: 8] <= sh_data[8*b +: 8];
-        if (sh_be[Bytes+b]) begin
-          buf_q[BufW'(abase + (WordW+SlotW)'(wword) + 1'b1)][8*b +: 8] <= sh_data[DataW+8*b +: 8];
-        end
-      end
+      buf_q[BufW'(abase + (WordW+SlotW)'(wword))] <= wr_lo;
+      if (spill) buf_q[BufW'(abase + (WordW+SlotW)'(wword) + 1'b1)] <= sh_data[DataW +: DataW];
+      tail_q <= (13'(lane) + nbytes >= 13'(Bytes)) ? sh_data[DataW +: DataW] : wr_lo;
     end
   end
 
@@ -401,10 +412,8 @@ module rnic_tx_builder #(
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
-  logic [DataW-1:0] eword;
   logic [WordW+SlotW-1:0] ebase;
   assign ebase = (WordW+SlotW)'(e_slot) * (WordW+SlotW)'(Words);
-  assign eword = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
 
   // Evaluated only while a beat is offered (tx_valid_o): the pad bytes (from
   // pay_end on) are zero, the ICRC follows the covered bytes (14 .. e_len),
@@ -423,9 +432,10 @@ module rnic_tx_builder #(
     edata = '0;
     if (tx_valid_o) begin
       if (eoff + 16'(Bytes) <= e_pay_end) begin
-        edata = eword;
+        edata = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
       end else if (eoff < e_pay_end) begin
-        edata = eword & ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
+        edata = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))] &
+                ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
       end
     end
   end
