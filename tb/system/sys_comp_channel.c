@@ -97,6 +97,19 @@ static uint64_t send_one(struct res *r, unsigned int flags)
 	return id;
 }
 
+/* A receive and an unsignaled SEND, posted only: whatever waits next must
+ * let the hardware do the rest. */
+static uint64_t post_only(struct res *r)
+{
+	struct ibv_sge sg = t_sge(&r->dst, 0, 256);
+	uint64_t id = r->id++;
+
+	POST_RECV(r->p.s[1].qp, id, &sg, 1);
+	sg = t_sge(&r->src, 0, 48);
+	POST_SEND(r->p.s[0].qp, id, IBV_WR_SEND, 0, &sg, 1, 0, 0, 0);
+	return id;
+}
+
 static void expect_recv(struct res *r, uint64_t id)
 {
 	struct ibv_wc wc;
@@ -192,18 +205,12 @@ static void epoll_wakes(void)
 
 static void get_cq_event_blocks(void)
 {
-	struct ibv_sge sg;
 	struct res r;
 	uint64_t id;
 
 	open_res(&r);
 	CHECK_OK(ibv_req_notify_cq(r.p.s[1].rcq, 0));
-	/* Post only: the blocking call must let the hardware do the rest. */
-	id = r.id++;
-	sg = t_sge(&r.dst, 0, 256);
-	POST_RECV(r.p.s[1].qp, id, &sg, 1);
-	sg = t_sge(&r.src, 0, 48);
-	POST_SEND(r.p.s[0].qp, id, IBV_WR_SEND, 0, &sg, 1, 0, 0, 0);
+	id = post_only(&r);	/* the blocking call lets the hardware work */
 	EXPECT_CQ_EVENT(r.p.s[1].ch, r.p.s[1].rcq, NULL);
 	expect_recv(&r, id);
 	ibv_ack_cq_events(r.p.s[1].rcq, 1);
@@ -213,18 +220,13 @@ static void get_cq_event_blocks(void)
 
 static void event_after_cqe(void)
 {
-	struct ibv_sge sg;
 	struct ibv_wc wc;
 	struct res r;
 	uint64_t id, t0;
 
 	open_res(&r);
 	CHECK_OK(ibv_req_notify_cq(r.p.s[1].rcq, 0));
-	id = r.id++;
-	sg = t_sge(&r.dst, 0, 256);
-	POST_RECV(r.p.s[1].qp, id, &sg, 1);
-	sg = t_sge(&r.src, 0, 48);
-	POST_SEND(r.p.s[0].qp, id, IBV_WR_SEND, 0, &sg, 1, 0, 0, 0);
+	id = post_only(&r);
 	EXPECT_CQ_EVENT(r.p.s[1].ch, r.p.s[1].rcq, NULL);
 	CHECK_OK(ibv_req_notify_cq(r.p.s[1].rcq, 0));
 	t0 = rnic_verbs_sim_cycle();
