@@ -249,6 +249,21 @@ int main(int argc, char **argv)
 
 	snprintf(fabdir, sizeof(fabdir), "%s/fabric", argv[2]);
 	sw = start_switch(argv[1], fabdir);
+	/* The nodes must find this switch (with the faults in its environment)
+	 * listening; a node that finds none starts one of its own. */
+	for (unsigned int i = 0; i < 2; i++) {
+		char sock[600];
+		int n = 0;
+
+		snprintf(sock, sizeof(sock), "%s/node%u.sock", fabdir, i);
+		while (access(sock, F_OK)) {
+			if (++n > 1000 || waitpid(sw, &st, WNOHANG) == sw) {
+				fprintf(stderr, "rnic-fabric did not start listening\n");
+				return 1;
+			}
+			usleep(10000);
+		}
+	}
 	if (pipe(ab) || pipe(ba))
 		return 1;
 	child = fork();
