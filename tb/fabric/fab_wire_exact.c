@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,6 +211,30 @@ static pid_t start_switch(const char *bin, const char *fabdir)
 	return pid;
 }
 
+/* Waits (up to 10 s) until the switch listens for both nodes: a node that
+ * attaches before would start a switch of its own, without the faults. */
+static int wait_switch(const char *fabdir, pid_t sw)
+{
+	char p[600];
+	struct stat st;
+
+	for (int i = 0; i < 1000; i++) {
+		int ready = 1;
+
+		for (unsigned int n = 0; n < 2; n++) {
+			snprintf(p, sizeof(p), "%s/node%u.sock", fabdir, n);
+			ready = ready && !stat(p, &st);
+		}
+		if (ready)
+			return 0;
+		if (waitpid(sw, NULL, WNOHANG) == sw)
+			break;
+		usleep(10000);
+	}
+	fprintf(stderr, "rnic-fabric does not listen in %s\n", fabdir);
+	return 1;
+}
+
 static int same_file(const char *a, const char *b, long *size)
 {
 	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
@@ -249,7 +274,7 @@ int main(int argc, char **argv)
 
 	snprintf(fabdir, sizeof(fabdir), "%s/fabric", argv[2]);
 	sw = start_switch(argv[1], fabdir);
-	if (pipe(ab) || pipe(ba))
+	if (wait_switch(fabdir, sw) || pipe(ab) || pipe(ba))
 		return 1;
 	child = fork();
 	if (child == 0)
