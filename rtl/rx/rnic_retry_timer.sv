@@ -9,13 +9,15 @@
 // command for the QP whose expiry is waiting to be taken cancels that expiry:
 // the completer has news for the QP that make the old deadline moot.
 //
-// Fast-forward (docs/time-model.md): now_q and scan_q are the only flops that
-// move while nothing is armed to expire. due_o tells the model how many edges
+// Fast-forward (docs/time-model.md): without commands and expiries now_q and
+// scan_q are the only flops that move. due_o tells the model how many edges
 // from this one cannot report an expiry; skip_i makes this edge stand for
 // skip_cycles_i idle edges (both counters advance by that much), which the
 // model only does for at most due_o edges while no command comes. The bound
-// is exact with one QP armed (the scanner's arrival at that QP after its
-// deadline) and a lower bound (the earliest deadline armed) otherwise.
+// is exact while one QP is armed that was armed alone (the scanner's arrival
+// at that QP after its deadline), else the earliest deadline armed since none
+// was. It depends on commands and expiries only, not on the scanner's walk,
+// so a skip leaves it as the edges would.
 module rnic_retry_timer #(
   parameter int unsigned NQp = 1024
 ) (
