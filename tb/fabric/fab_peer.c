@@ -77,8 +77,10 @@ static int peer_main(int rd, int wr, int open_only)
 	for (int i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), T_DEV1))
 			ctx = ibv_open_device(list[i]);
+	me.err = ctx ? 0 : errno;
+	if (list)
+		ibv_free_device_list(list);
 	if (!ctx) {
-		me.err = errno;
 		xwrite(wr, &me, sizeof(me));
 		return 0;
 	}
@@ -136,6 +138,11 @@ static int peer_main(int rd, int wr, int open_only)
 		free(exp);
 		xwrite(wr, &ok, 1);
 	}
+	CHECK_OK(ibv_destroy_qp(qp));
+	t_buf_free(&buf);
+	CHECK_OK(ibv_destroy_cq(cq));
+	CHECK_OK(ibv_dealloc_pd(pd));
+	CHECK_OK(ibv_close_device(ctx));
 	return 0;
 }
 
