@@ -1,12 +1,17 @@
 // rnic_tx_builder: builds RoCEv2 frames and sends them.
 //
-// Store and forward with NSlots frame slots and three stages that overlap:
+// Store and forward with frame slots and three stages that overlap:
 // intake writes the Ethernet/IPv4/UDP/BTH/extension headers of a frame (to
 // the QP context's peer, or to the descriptor's address handle for UD) and
 // issues its payload DMA reads (one per chunk, back to back); assembly packs
 // the returned beats behind the header at any byte offset; emission streams a
 // finished frame. With three slots one frame is on the wire, one is being
-// packed and the reads of a third are in flight. The emitter appends pad bytes and the ICRC,
+// packed and the reads of a third are in flight. NSlots slots hold a frame of
+// any size (4 KiB of payload); NSmall more hold SmallBytes each, for small
+// frames: a small frame's payload read waits out the host memory's latency
+// like a large one's, so it is the number of frames in flight that sets the
+// rate of small messages, and small slots give that number for little
+// memory (docs/performance.md). The emitter appends pad bytes and the ICRC,
 // computed over the masked headers and payload as the frame streams out.
 // A frame whose payload read failed (the IOMMU refused it) is not sent: a
 // request frame's WQE is reported to the completer, which fails it with
@@ -14,6 +19,8 @@
 module rnic_tx_builder #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NSlots = 3,
+  parameter int unsigned NSmall = 8,
+  parameter int unsigned SmallBytes = 256,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
@@ -68,16 +75,30 @@ module rnic_tx_builder #(
   localparam int unsigned WordW = $clog2(Words);
   localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;
   localparam int unsigned HdrBytes = HdrWords * Bytes;
-  localparam int unsigned SlotW = $clog2(NSlots);
-  localparam int unsigned BufW = $clog2(NSlots * Words);
+  // A small slot has one word to spare, as a large one has (Words).
+  localparam int unsigned SmallWords = SmallBytes / Bytes;
+  localparam int unsigned SmallMax = (SmallWords - 1) * Bytes;
+  localparam int unsigned NAll = NSlots + NSmall;
+  localparam int unsigned SlotW = $clog2(NAll);
+  localparam int unsigned BufWords = NSlots * Words + NSmall * SmallWords;
+  localparam int unsigned BufW = $clog2(BufWords);
   // rnic_fifo wants a power-of-two depth; the slots bound the occupancy.
-  localparam int unsigned QDepth = 2 ** $clog2(NSlots);
+  localparam int unsigned QDepth = 2 ** $clog2(NAll);
 
   // ---------------------------------------------------------------------------
-  // Frame slots
+  // Frame slots: 0 .. NSlots-1 large, then the small ones, one buffer
   // ---------------------------------------------------------------------------
-  logic [DataW-1:0] buf_q [NSlots * Words];
-  logic [NSlots-1:0] slot_busy_q;
+  logic [DataW-1:0] buf_q [BufWords];
+  logic [NAll-1:0] slot_busy_q;
+
+  // First word of slot s in buf_q.
+  function automatic logic [BufW-1:0] slot_base(input logic [SlotW-1:0] s);
+    if (32'(s) < NSlots) begin
+      slot_base = BufW'(32'(s) * Words);
+    end else begin
+      slot_base = BufW'(NSlots * Words + (32'(s) - NSlots) * SmallWords);
+    end
+  endfunction
 
   // ---------------------------------------------------------------------------
   // Header construction
@@ -205,6 +226,17 @@ module rnic_tx_builder #(
   logic free_slot;
   logic [SlotW-1:0] nslot;
 
+  // The offered frame's length with pad and ICRC, as intake will compute it.
+  rnic_pkg::txd_t txd_view;
+  logic [15:0] t_len;
+  logic t_small;
+  assign txd_view = txd_i;
+  assign t_len = 16'd58 + {9'd0, rnic_pkg::ext_hdr_bytes(txd_view.opcode)} +
+                 {3'd0, txd_view.pay_len} + {14'd0, 2'(3'd4 - {1'b0, txd_view.pay_len[1:0]})};
+  assign t_small = (NSmall > 0) && (t_len <= 16'(SmallMax));
+
+  // A small frame takes the lowest free small slot, else a large one; a
+  // large frame the lowest free large slot.
   always_comb begin
     free_slot = 1'b0;
     nslot = '0;
@@ -212,6 +244,14 @@ module rnic_tx_builder #(
       if (!slot_busy_q[i]) begin
         free_slot = 1'b1;
         nslot = SlotW'(i);
+      end
+    end
+    if (t_small) begin
+      for (int i = NAll - 1; i >= NSlots; i--) begin
+        if (!slot_busy_q[i]) begin
+          free_slot = 1'b1;
+          nslot = SlotW'(i);
+        end
       end
     end
   end
@@ -224,8 +264,8 @@ module rnic_tx_builder #(
   assign rd_req_addr_o = d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
   assign rd_req_len_o = {3'd0, req_len};
 
-  logic [WordW+SlotW-1:0] ibase;
-  assign ibase = (WordW+SlotW)'(islot_q) * (WordW+SlotW)'(Words);
+  logic [BufW-1:0] ibase;
+  assign ibase = slot_base(islot_q);
 
   // Assembly queue: what assembly needs to know of a frame.
   localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 1 + 1 + 24 + 16;
@@ -332,8 +372,8 @@ module rnic_tx_builder #(
     end
   end
 
-  logic [WordW+SlotW-1:0] abase;
-  assign abase = (WordW+SlotW)'(a_slot) * (WordW+SlotW)'(Words);
+  logic [BufW-1:0] abase;
+  assign abase = slot_base(a_slot);
 
   // Emit queue
   logic eq_push, eq_valid, eq_pop, eq_in_ready;
@@ -380,14 +420,14 @@ module rnic_tx_builder #(
 
   always_ff @(posedge clk_i) begin
     if ((in_q == InHdr) && (hw_q != WordW'(HdrWords))) begin
-      buf_q[BufW'(ibase + (WordW+SlotW)'(hw_q))] <= hdr_word;
+      buf_q[ibase + BufW'(hw_q)] <= hdr_word;
     end
     if (!a_run_q && aq_valid) begin
-      tail_q <= buf_q[BufW'(abase + (WordW+SlotW)'(a_hdr_len >> LaneW))];
+      tail_q <= buf_q[abase + BufW'(a_hdr_len >> LaneW)];
     end
     if (beat) begin
-      buf_q[BufW'(abase + (WordW+SlotW)'(wword))] <= wr_lo;
-      if (spill) buf_q[BufW'(abase + (WordW+SlotW)'(wword) + 1'b1)] <= sh_data[DataW +: DataW];
+      buf_q[abase + BufW'(wword)] <= wr_lo;
+      if (spill) buf_q[abase + BufW'(wword) + 1'b1] <= sh_data[DataW +: DataW];
       tail_q <= (13'(lane) + nbytes >= 13'(Bytes)) ? sh_data[DataW +: DataW] : wr_lo;
     end
   end
@@ -412,8 +452,8 @@ module rnic_tx_builder #(
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
-  logic [WordW+SlotW-1:0] ebase;
-  assign ebase = (WordW+SlotW)'(e_slot) * (WordW+SlotW)'(Words);
+  logic [BufW-1:0] ebase;
+  assign ebase = slot_base(e_slot);
 
   // Evaluated only while a beat is offered (tx_valid_o): the pad bytes (from
   // pay_end on) are zero, the ICRC follows the covered bytes (14 .. e_len),
@@ -432,9 +472,9 @@ module rnic_tx_builder #(
     edata = '0;
     if (tx_valid_o) begin
       if (eoff + 16'(Bytes) <= e_pay_end) begin
-        edata = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))];
+        edata = buf_q[ebase + BufW'(ew_q)];
       end else if (eoff < e_pay_end) begin
-        edata = buf_q[BufW'(ebase + (WordW+SlotW)'(ew_q))] &
+        edata = buf_q[ebase + BufW'(ew_q)] &
                 ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
       end
     end
@@ -509,5 +549,5 @@ module rnic_tx_builder #(
   assign quiet_o = (in_q == InIdle) && !aq_valid && !a_run_q && !eq_valid;
 
   logic unused;
-  assign unused = ^{eq_count, aq_count};
+  assign unused = ^{eq_count, aq_count, txd_view};
 endmodule
