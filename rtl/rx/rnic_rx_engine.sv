@@ -202,7 +202,7 @@ module rnic_rx_engine #(
   localparam logic [1:0] SeqWrite = 2'd2;
 
   typedef enum logic [5:0] {
-    StIdle, StPkt, StResp, StRetire, StRetireOut, StNakHead, StRdRespHead,
+    StIdle, StPkt, StRetire, StRetireOut, StNakHead, StRdRespHead,
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
@@ -852,7 +852,30 @@ module rnic_rx_engine #(
           if (qpn_q >= 24'(NQp)) begin
             st_q <= StDrop;
           end else if (rnic_pkg::op_is_response(op)) begin
-            st_q <= (resp_state_ok && !noack) ? StResp : StDrop;
+            // A response for the completer: what it acknowledges, then the
+            // retire loop.
+            if (resp_state_ok && !noack) begin
+              flushing_q <= 1'b0;
+              ack_mode_q <= 1'b1;
+              if ((op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000)) begin
+                ack_psn_q <= d_q.psn;
+                ret_st_q <= StAckPost;
+              end else if (op == rnic_pkg::OpAck) begin
+                // A NAK: everything before the NAKed PSN was received.
+                ack_psn_q <= d_q.psn - 24'd1;
+                nak_status_q <= nak_status(d_q.aeth_syn);
+                ret_st_q <= (d_q.aeth_syn[7:5] == 3'b001) ? StRnr :
+                            (d_q.aeth_syn == rnic_pkg::AethNakPsnSeq) ? StSeqNak : StNakHead;
+              end else begin
+                // READ response or atomic ACK: implicitly acknowledges what came
+                // before it.
+                ack_psn_q <= d_q.psn - 24'd1;
+                ret_st_q <= StRdRespHead;
+              end
+              st_q <= StRetire;
+            end else begin
+              st_q <= StDrop;
+            end
           end else begin
             st_q <= (req_state_ok && tr_ok) ? StReq : StDrop;
           end
@@ -865,26 +888,6 @@ module rnic_rx_engine #(
         // ---------------------------------------------------------------------
         // Completer
         // ---------------------------------------------------------------------
-        StResp: begin
-          flushing_q <= 1'b0;
-          ack_mode_q <= 1'b1;
-          if ((op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000)) begin
-            ack_psn_q <= d_q.psn;
-            ret_st_q <= StAckPost;
-          end else if (op == rnic_pkg::OpAck) begin
-            // A NAK: everything before the NAKed PSN was received.
-            ack_psn_q <= d_q.psn - 24'd1;
-            nak_status_q <= nak_status(d_q.aeth_syn);
-            ret_st_q <= (d_q.aeth_syn[7:5] == 3'b001) ? StRnr :
-                        (d_q.aeth_syn == rnic_pkg::AethNakPsnSeq) ? StSeqNak : StNakHead;
-          end else begin
-            // READ response or atomic ACK: implicitly acknowledges what came
-            // before it.
-            ack_psn_q <= d_q.psn - 24'd1;
-            ret_st_q <= StRdRespHead;
-          end
-          st_q <= StRetire;
-        end
         // A frame of WQE noack_idx_q was not sent (its payload read failed):
         // the WQE fails with IBV_WC_GENERAL_ERR when it is the head. A
         // record already gone (or reused by a later WQE) is left alone.
@@ -955,8 +958,10 @@ module rnic_rx_engine #(
             cqe_q.src_qp <= ctx.dest_qpn;
           end
         end
+        // The completion may still be on its way to the CQE writer: the
+        // next StRetire waits for it.
         StRetireOut: begin
-          if (!need_cqe_q && !need_done_q) begin
+          if (!need_done_q) begin
             ring_v_q[q][head_slot] <= 1'b0;
             cdone_q[q] <= head_idx + 16'd1;
             need_done_q <= 1'b1;
@@ -973,7 +978,16 @@ module rnic_rx_engine #(
             restart_q <= imp_restart;
             st_q <= StRetry;
           end else begin
-            st_q <= StTmrUpd;
+            // StTmrUpd's work, in this cycle.
+            if (progress_q) begin
+              rc_used_q[q] <= '0;
+              rnr_used_q[q] <= '0;
+              rw_v_q[q] <= 1'b0;
+              tmr_v_q <= 1'b1;
+              tmr_op_q <= head_v ? rnic_pkg::TmrRestart : rnic_pkg::TmrStop;
+              tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
+            end
+            st_q <= from_pkt_q ? StDrop : StIdle;
           end
         end
         // PSN sequence NAK: go back to the NAKed PSN, unless that rewind is
