@@ -67,9 +67,13 @@ void nic::bar_transport(tlm::tlm_generic_payload &t, sc_time &d)
 	const uint64_t addr = t.get_address();
 
 	(void)d;
-	if ((len != 4 && len != 8) || (addr & (len - 1)) || addr > 0xffff ||
-	    t.get_byte_enable_ptr() || t.get_streaming_width() < len) {
-		t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+	/* Registers and doorbells are 8 bytes wide, at 8-byte addresses. */
+	if (len != 8 || t.get_byte_enable_ptr() || t.get_streaming_width() < len) {
+		t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+		return;
+	}
+	if ((addr & 7) || addr > 0xffff) {
+		t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
 		return;
 	}
 	if (t.is_write()) {

@@ -9,7 +9,10 @@
  *           the RTL after the model's MMIO latency); a read returns once the
  *           device answered and its DMA writes issued before the answer are
  *           visible (PCIe: a completion does not pass posted writes). Reads
- *           wait, so they come from threads. Little endian, 4 or 8 bytes.
+ *           wait, so they come from threads. 8-byte accesses at 8-byte
+ *           addresses, little endian (else TLM_BURST_ERROR_RESPONSE or
+ *           TLM_ADDRESS_ERROR_RESPONSE; a read from a method:
+ *           TLM_COMMAND_ERROR_RESPONSE).
  *   dma     initiator: the NIC's DMA by IOVA, into an IOMMU and memory.
  *           By default the model's latency and bandwidth model sets the
  *           cycles (a read is made when its first beat is offered, a write
