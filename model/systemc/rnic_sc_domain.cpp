@@ -87,11 +87,11 @@ bool domain::settle(unsigned node, uint64_t c)
 	return true;
 }
 
-bool domain::edge(unsigned node, uint64_t c)
+uint64_t domain::edge(unsigned node, uint64_t c)
 {
 	if (decided_ != c) {
 		if (c != cycle() || begun_ != c)
-			return false;	/* inside a skip */
+			return 0;	/* inside a skip */
 		uint64_t limit = wake_ == ~0ull ? ~0ull : wake_ > c ? wake_ - c : 0;
 
 		decided_ = c;
@@ -99,8 +99,15 @@ bool domain::edge(unsigned node, uint64_t c)
 		edges_++;
 		skipped_ += steps_ - 1;
 	}
-	rnic::sim_edge(sim_, node, c, steps_ > 1);
-	return true;
+	if (steps_ > 1)
+		return steps_;
+	rnic::sim_edge(sim_, node, c, false);
+	return 1;
+}
+
+void domain::skip_end(unsigned node, uint64_t c)
+{
+	rnic::sim_edge(sim_, node, c, true);
 }
 
 void domain::finish()

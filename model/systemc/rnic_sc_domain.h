@@ -72,9 +72,13 @@ public:
 	void idle_until(uint64_t c) { wake_ = c; }
 
 	/* For the nics: the falling edge of cycle @c (true: settled) and the
-	 * rising edge (false: inside a skip, nothing to do). */
+	 * rising edge: 0 inside a skip (nothing to do), 1 the edge ran, n > 1
+	 * the RTL took a skip standing for n edges, whose end (DMA writes
+	 * becoming visible, MSIs, callbacks) the nic runs at the time of the
+	 * last of them with skip_end(). */
 	bool settle(unsigned node, uint64_t c);
-	bool edge(unsigned node, uint64_t c);
+	uint64_t edge(unsigned node, uint64_t c);
+	void skip_end(unsigned node, uint64_t c);
 	/* At the end of the simulation: the last level into the trace. */
 	void finish();
 

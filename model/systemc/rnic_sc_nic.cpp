@@ -28,6 +28,9 @@ nic::nic(sc_module_name name, domain &dom, unsigned node)
 	SC_METHOD(on_rise);
 	sensitive << clk.pos();
 	dont_initialize();
+	SC_METHOD(on_skip_end);
+	sensitive << skip_end_ev_;
+	dont_initialize();
 	dom_.add_nic(this);
 	rnic::sim_set_dma_port(dom_.sim(), node_, this);
 }
@@ -48,7 +51,22 @@ void nic::on_rise()
 		irq.write(false);
 		irq_high_ = false;
 	}
-	if (dom_.edge(node_, dom_.rising_now()) && watchers_)
+	const uint64_t c = dom_.rising_now();
+	const uint64_t steps = dom_.edge(node_, c);
+
+	if (steps > 1) {
+		/* A skip: what follows its last edge happens at that edge. */
+		skip_from_ = c;
+		skip_end_ev_.notify(domain::period() * (double)(steps - 1));
+	} else if (steps && watchers_) {
+		edge_ev_.notify(SC_ZERO_TIME);
+	}
+}
+
+void nic::on_skip_end()
+{
+	dom_.skip_end(node_, skip_from_);
+	if (watchers_)
 		edge_ev_.notify(SC_ZERO_TIME);
 }
 

@@ -92,6 +92,7 @@ public:
 private:
 	void on_fall();
 	void on_rise();
+	void on_skip_end();
 	void bar_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &d);
 	void rx_transport(tlm::tlm_generic_payload &t, sc_core::sc_time &d);
 	bool dma_access(tlm::tlm_command cmd, uint64_t iova, uint8_t *p, uint32_t len,
@@ -102,6 +103,8 @@ private:
 	bool timed_ = false;
 	uint64_t msi_addr_;
 	sc_core::sc_event edge_ev_;
+	sc_core::sc_event skip_end_ev_;
+	uint64_t skip_from_ = 0;
 	int watchers_ = 0;
 	bool irq_high_ = false;
 	uint64_t bar_writes_ = 0, bar_reads_ = 0, dma_errors_ = 0, msis_ = 0;
