@@ -16,15 +16,15 @@ using namespace sc_core;
 
 namespace rnic_sc {
 
-clock::clock(sc_module_name name, domain &dom) : sc_module(name), clk("clk", true), dom_(dom)
+clock::clock(sc_module_name name, domain &dom)
+	: sc_module(name), clk("clk", true), dom_(dom),
+	  half_(sc_time::from_value(dom.period_ticks() / 2))
 {
 	SC_METHOD(tick);
 }
 
 void clock::tick()
 {
-	const sc_time half = domain::period() / 2;
-
 	if (!started_) {
 		started_ = true;
 		next_trigger(domain::clock_start() - sc_time_stamp());
@@ -36,7 +36,7 @@ void clock::tick()
 
 		if (next > k) {
 			gated_ += next - k;
-			next_trigger(domain::edge_time(next) - half - sc_time_stamp());
+			next_trigger(dom_.edge_time(next) - half_ - sc_time_stamp());
 			return;
 		}
 		clk.write(false);
@@ -44,7 +44,7 @@ void clock::tick()
 		clk.write(true);
 		edges_++;
 	}
-	next_trigger(half);
+	next_trigger(half_);
 }
 
 } /* namespace rnic_sc */

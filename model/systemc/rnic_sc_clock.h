@@ -33,6 +33,7 @@ private:
 	void tick();
 
 	domain &dom_;
+	sc_core::sc_time half_;
 	bool started_ = false;
 	uint64_t edges_ = 0, gated_ = 0;
 };

@@ -150,7 +150,7 @@ uint64_t domain::wait(unsigned node, uint64_t max_cycles)
 	const uint64_t w0 = rnic::sim_writes(sim_, node), i0 = rnic_sim_irqs(sim_, node);
 
 	wake_ = end;
-	n.watch(true);
+	n.watch(true, false);
 	while (cycle() < end) {
 		if (end == ~0ull)
 			sc_core::wait(n.edge_event());
@@ -159,7 +159,7 @@ uint64_t domain::wait(unsigned node, uint64_t max_cycles)
 		if (rnic::sim_writes(sim_, node) != w0 || rnic_sim_irqs(sim_, node) != i0)
 			break;
 	}
-	n.watch(false);
+	n.watch(false, false);
 	wake_ = cycle();
 	return cycle() - c0;
 }
@@ -172,7 +172,7 @@ uint64_t domain::read_bar(unsigned node, uint32_t addr)
 	uint64_t v = ~0ull;
 
 	wake_ = ~0ull;
-	n.watch(true);
+	n.watch(true, true);
 	while (!rnic::sim_mmio_read_done(sim_, node, id, &v)) {
 		if (cycle() - c0 >= kMmioReadTimeout) {
 			rnic::sim_mmio_cancel(sim_, node, id);
@@ -189,7 +189,7 @@ uint64_t domain::read_bar(unsigned node, uint32_t addr)
 		while (rnic::sim_writes(sim_, node) < target)
 			sc_core::wait(n.edge_event());
 	}
-	n.watch(false);
+	n.watch(false, true);
 	wake_ = cycle();
 	return v;
 }

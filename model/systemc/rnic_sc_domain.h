@@ -46,9 +46,21 @@ public:
 	 * falling edge at clock_start(). */
 	static sc_core::sc_time period() { return sc_core::sc_time(4, sc_core::SC_NS); }
 	static sc_core::sc_time clock_start() { return period() * kResetCycles; }
-	/* The time of rising edge @c, and the time software acts for cycle @c. */
-	static sc_core::sc_time edge_time(uint64_t c) { return period() * (double)(c + kResetCycles) + period() / 2; }
-	static sc_core::sc_time host_time(uint64_t c) { return period() * (double)(c + kResetCycles) - period() / 4; }
+	/* The time of rising edge @c, and the time software acts for cycle @c
+	 * (from the kernel's time unit, without floating point). */
+	sc_core::sc_time edge_time(uint64_t c) const
+	{
+		return sc_core::sc_time::from_value((c + kResetCycles) * period_ticks_ +
+						    period_ticks_ / 2);
+	}
+	sc_core::sc_time host_time(uint64_t c) const
+	{
+		return sc_core::sc_time::from_value((c + kResetCycles) * period_ticks_ -
+						    period_ticks_ / 4);
+	}
+	/* @n clock periods; the period in the kernel's time unit. */
+	sc_core::sc_time periods(uint64_t n) const { return sc_core::sc_time::from_value(n * period_ticks_); }
+	uint64_t period_ticks() const { return period_ticks_; }
 	/* The cycle whose rising (falling) edge is now. */
 	uint64_t rising_now() const;
 	uint64_t falling_now() const;

@@ -57,17 +57,31 @@ void nic::on_rise()
 	if (steps > 1) {
 		/* A skip: what follows its last edge happens at that edge. */
 		skip_from_ = c;
-		skip_end_ev_.notify(domain::period() * (double)(steps - 1));
-	} else if (steps && watchers_) {
-		edge_ev_.notify(SC_ZERO_TIME);
+		skip_end_ev_.notify(dom_.periods(steps - 1));
+	} else if (steps) {
+		edge_done();
 	}
 }
 
 void nic::on_skip_end()
 {
 	dom_.skip_end(node_, skip_from_);
-	if (watchers_)
+	edge_done();
+}
+
+void nic::edge_done()
+{
+	if (edge_watchers_) {
 		edge_ev_.notify(SC_ZERO_TIME);
+	} else if (act_watchers_) {
+		const uint64_t w = rnic::sim_writes(dom_.sim(), node_);
+		const uint64_t i = rnic_sim_irqs(dom_.sim(), node_);
+
+		if (w != seen_writes_ || i != seen_irqs_)
+			edge_ev_.notify(SC_ZERO_TIME);
+		seen_writes_ = w;
+		seen_irqs_ = i;
+	}
 }
 
 static uint64_t get_le(const unsigned char *p, unsigned len)
@@ -183,7 +197,7 @@ bool nic::dma_access(tlm::tlm_command cmd, uint64_t iova, uint8_t *p, uint32_t l
 	t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
 	dma->b_transport(t, d);
 	/* The annotated delay in whole cycles, rounded up. */
-	*cycles = (uint64_t)((d + domain::period() - sc_time(1, SC_PS)) / domain::period());
+	*cycles = (d.value() + dom_.period_ticks() - 1) / dom_.period_ticks();
 	if (t.is_response_ok())
 		return true;
 	dma_errors_++;

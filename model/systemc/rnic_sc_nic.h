@@ -70,9 +70,15 @@ public:
 	void set_msi_address(uint64_t a) { msi_addr_ = a; }
 	uint64_t msi_address() const { return msi_addr_; }
 
-	/* Notified after every rising edge while someone watches (watch()). */
+	/* Notified (a delta cycle later) after a rising edge, or a skip's
+	 * end, while someone watches: watch(true, true) after every one,
+	 * watch(true, false) only after those that made a DMA write visible or
+	 * delivered an MSI (what rnic_sim_wait() waits for). */
 	const sc_core::sc_event &edge_event() const { return edge_ev_; }
-	void watch(bool on) { watchers_ += on ? 1 : -1; }
+	void watch(bool on, bool every_edge)
+	{
+		(every_edge ? edge_watchers_ : act_watchers_) += on ? 1 : -1;
+	}
 
 	/* From the domain. */
 	void send_frame(uint64_t cycle, const uint8_t *f, size_t len);
@@ -105,7 +111,9 @@ private:
 	sc_core::sc_event edge_ev_;
 	sc_core::sc_event skip_end_ev_;
 	uint64_t skip_from_ = 0;
-	int watchers_ = 0;
+	int edge_watchers_ = 0, act_watchers_ = 0;
+	uint64_t seen_writes_ = 0, seen_irqs_ = 0;
+	void edge_done();
 	bool irq_high_ = false;
 	uint64_t bar_writes_ = 0, bar_reads_ = 0, dma_errors_ = 0, msis_ = 0;
 	tlm::tlm_generic_payload dma_tr_;
