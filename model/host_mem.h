@@ -87,6 +87,8 @@ public:
 		return std::min(credit_cap_, credit_ + (n - 1) * cfg_.bytes_per_cycle);
 	}
 	uint64_t credit() const { return credit_; }
+	/* The cycle after whose edge the oldest queued write becomes visible. */
+	uint64_t next_visible() const { return wq_.empty() ? ~0ull : wq_.front().visible_at; }
 
 	uint64_t faults() const { return faults_; }
 	uint64_t writes() const { return writes_; }

@@ -1820,6 +1820,13 @@ void sim_edge(rnic_sim *sim, unsigned node, uint64_t c, bool skipped)
 		sim->dispatch(c);
 }
 
+bool sim_edge_pending(const rnic_sim *sim, unsigned node)
+{
+	const ::node &nd = *sim->nodes[node];
+
+	return nd.mem.next_visible() <= sim->cycle - 1 || !nd.msis.empty() || !sim->pend.empty();
+}
+
 void sim_flush(rnic_sim *sim)
 {
 	if (sim->high_pending) {

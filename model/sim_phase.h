@@ -69,6 +69,9 @@ uint64_t sim_decide(rnic_sim *sim, uint64_t c, uint64_t limit, uint64_t ext_next
 /* @skipped: sim_decide() returned more than 1 (the RTL took the skip). */
 void sim_edge(rnic_sim *sim, unsigned node, uint64_t c, bool skipped);
 void sim_flush(rnic_sim *sim);
+/* Whether sim_edge() of a skip would do anything (a write becomes visible,
+ * an MSI or an event is due); if not, it may run at any time. */
+bool sim_edge_pending(const rnic_sim *sim, unsigned node);
 
 /* The host side of a node, without running anything. */
 void sim_mmio_post_write(rnic_sim *sim, unsigned node, uint32_t addr, uint64_t val);

@@ -2,8 +2,10 @@
 # What the SystemC platform costs against the native loop on the same
 # workload (docs/performance.md): each program runs natively and on the
 # platform N times, interleaved (both see the same machine load); every run
-# must end at the same simulated cycle; prints the median wall seconds of
-# each, their ratio and simulated cycles per wall second, as Markdown.
+# must end at the same simulated cycle; prints the median CPU seconds (user
+# + system) and wall seconds of each, the ratios and simulated cycles per
+# CPU second, as Markdown. On a loaded machine the CPU times are the
+# steadier measure.
 #
 #   scripts/bench_systemc.sh <build dir> [runs]   (default runs: 5)
 #
@@ -28,7 +30,7 @@ for w in $work; do
     [ -x "$p" ] || { echo "no $p: build it first" >&2; exit 1; }
   done
 done
-TIMEFORMAT='%R'
+TIMEFORMAT='%R %U %S'
 for r in $(seq "$runs"); do
   for w in $work; do
     for k in native sc; do
@@ -43,14 +45,19 @@ for r in $(seq "$runs"); do
   done
 done
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "| workload | simulated cycles | native wall s | SystemC wall s | SystemC / native | native cycles/s | SystemC cycles/s |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+wall() { awk '{print $1}' "$@"; }
+cpu() { awk '{print $2 + $3}' "$@"; }
+echo "| workload | simulated cycles | native CPU s | SystemC CPU s | SystemC / native (CPU) | native wall s | SystemC wall s | SystemC / native (wall) | native cycles/CPU s | SystemC cycles/CPU s |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for w in $work; do
   cyc=$(cat "$tmp/$w.native.1.cyc")
-  n=$(cat "$tmp"/$w.native.*.time | median)
-  s=$(cat "$tmp"/$w.sc.*.time | median)
-  awk -v w="$w" -v c="$cyc" -v n="$n" -v s="$s" 'BEGIN {
-    printf "| %s | %d | %.3f | %.3f | %.2f | %.3g | %.3g |\n", w, c, n, s, s / n, c / n, c / s }'
+  nc=$(cpu "$tmp"/$w.native.*.time | median)
+  sc_=$(cpu "$tmp"/$w.sc.*.time | median)
+  nw=$(wall "$tmp"/$w.native.*.time | median)
+  sw=$(wall "$tmp"/$w.sc.*.time | median)
+  awk -v w="$w" -v c="$cyc" -v nc="$nc" -v sc="$sc_" -v nw="$nw" -v sw="$sw" 'BEGIN {
+    printf "| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f | %.3g | %.3g |\n", w, c, nc, sc,
+           sc / nc, nw, sw, sw / nw, c / nc, c / sc }'
 done
 echo
-echo "(median of $runs runs each, interleaved; wall seconds of the whole process)"
+echo "(median of $runs runs each, interleaved; seconds of the whole process)"

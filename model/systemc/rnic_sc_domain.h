@@ -91,6 +91,7 @@ public:
 	bool settle(unsigned node, uint64_t c);
 	uint64_t edge(unsigned node, uint64_t c);
 	void skip_end(unsigned node, uint64_t c);
+	bool skip_end_pending(unsigned node) const { return rnic::sim_edge_pending(sim_, node); }
 	/* At the end of the simulation: the last level into the trace. */
 	void finish();
 

@@ -55,9 +55,13 @@ void nic::on_rise()
 	const uint64_t steps = dom_.edge(node_, c);
 
 	if (steps > 1) {
-		/* A skip: what follows its last edge happens at that edge. */
+		/* A skip: what follows its last edge happens at that edge (if
+		 * nothing does, now). */
 		skip_from_ = c;
-		skip_end_ev_.notify(dom_.periods(steps - 1));
+		if (dom_.skip_end_pending(node_))
+			skip_end_ev_.notify(dom_.periods(steps - 1));
+		else
+			dom_.skip_end(node_, c);
 	} else if (steps) {
 		edge_done();
 	}
