@@ -1443,9 +1443,11 @@ uint32_t rnic_sim_node_ip(const struct rnic_sim *sim, unsigned int node)
 
 void rnic_sim_step(struct rnic_sim *sim, uint64_t cycles)
 {
-	if (sim->host && sim->may_run("rnic_sim_step"))
+	if (!sim->may_run("rnic_sim_step"))
+		return;
+	if (sim->host)
 		sim->host->step(cycles);
-	else if (sim->may_run("rnic_sim_step"))
+	else
 		sim->run(cycles);
 }
 
