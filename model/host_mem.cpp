@@ -91,20 +91,41 @@ uint8_t *host_mem::translate(uint64_t iova)
 	return tlb_host_ + (iova & (kPageSize - 1));
 }
 
-void host_mem::open_response(const rd_req &r)
+bool host_mem::read_host(uint64_t addr, uint8_t *dst, uint32_t len)
 {
-	bool ok = r.addr + r.len >= r.addr;
+	bool ok = addr + len >= addr;
+	uint64_t cyc;
 
-	for (uint32_t off = 0; ok && off < r.len;) {
-		uint64_t a = r.addr + off;
-		uint32_t n = std::min<uint64_t>(r.len - off, kPageSize - (a & (kPageSize - 1)));
+	if (ok && port_)
+		return port_->dma_read(addr, dst, len, &cyc);
+	for (uint32_t off = 0; ok && off < len;) {
+		uint64_t a = addr + off;
+		uint32_t n = std::min<uint64_t>(len - off, kPageSize - (a & (kPageSize - 1)));
 		const uint8_t *h = translate(a);
 
 		if (!h)
 			ok = false;
 		else
-			std::memcpy(&rd_buf_[off], h, n);
+			std::memcpy(&dst[off], h, n);
 		off += n;
+	}
+	return ok;
+}
+
+void host_mem::open_response(const rd_req &r)
+{
+	bool ok;
+
+	if (port_ && port_->timed()) {
+		/* Read when accepted (sample()). */
+		const std::vector<uint8_t> &d = rd_pre_.front();
+
+		ok = rd_pre_ok_.front();
+		std::memcpy(rd_buf_.data(), d.data(), r.len);
+		rd_pre_.pop_front();
+		rd_pre_ok_.pop_front();
+	} else {
+		ok = read_host(r.addr, rd_buf_.data(), r.len);
 	}
 	if (!ok) {
 		std::memset(rd_buf_.data(), 0, r.len);
@@ -174,6 +195,19 @@ void host_mem::sample(Vrnic_top &t, uint64_t cycle)
 			r.len = 1;
 			r.addr = ~0ull;
 		}
+		if (port_ && port_->timed()) {
+			std::vector<uint8_t> d(r.len);
+			uint64_t cyc = 0;
+			bool ok = r.addr + r.len >= r.addr &&
+				  port_->dma_read(r.addr, d.data(), r.len, &cyc);
+
+			r.start = cycle + std::max<uint64_t>(cyc, 1);
+			/* Responses stay in request order. */
+			if (!rdq_.empty())
+				r.start = std::max(r.start, rdq_[rdq_.size() - 1].start);
+			rd_pre_.push_back(std::move(d));
+			rd_pre_ok_.push_back(ok);
+		}
 		rdq_.push_back(r);
 	}
 
@@ -211,7 +245,22 @@ void host_mem::write_beat(Vrnic_top &t, uint64_t cycle)
 				   (unsigned long long)wr_addr_, wr_got_, wr_len_);
 			proto_error();
 		}
-		wq_.push_back({wr_addr_, cycle + cfg_.wr_latency, wr_got_});
+		wr_desc w = {wr_addr_, cycle + cfg_.wr_latency, wr_got_, false};
+
+		if (port_ && port_->timed()) {
+			uint64_t cyc = 0;
+
+			wr_tmp_.resize(w.len);
+			wdata_.copy_out(wdata_.size() - w.len, wr_tmp_.data(), w.len);
+			if (w.addr + w.len < w.addr ||
+			    !port_->dma_write(w.addr, wr_tmp_.data(), w.len, &cyc))
+				faults_++;
+			w.done = true;
+			w.visible_at = cycle + cyc;
+			if (!wq_.empty())
+				w.visible_at = std::max(w.visible_at, wq_[wq_.size() - 1].visible_at);
+		}
+		wq_.push_back(w);
 		wr_open_ = false;
 	}
 }
@@ -223,16 +272,27 @@ void host_mem::apply_write()
 	bool wraps = w.addr + w.len < w.addr;
 	bool fault = wraps;
 
-	for (uint32_t off = 0; !wraps && off < w.len;) {
-		uint64_t a = w.addr + off;
-		uint32_t n = std::min<uint64_t>(w.len - off, kPageSize - (a & (kPageSize - 1)));
-		uint8_t *h = translate(a);
+	if (w.done) {
+		/* Timed port: written (and a fault counted) at its last beat. */
+	} else if (port_ && !wraps) {
+		uint64_t cyc;
 
-		if (h)
-			wdata_.copy_out(off, h, n);
-		else
-			fault = true;
-		off += n;
+		wr_tmp_.resize(w.len);
+		wdata_.copy_out(0, wr_tmp_.data(), w.len);
+		fault = !port_->dma_write(w.addr, wr_tmp_.data(), w.len, &cyc);
+	} else {
+		for (uint32_t off = 0; !wraps && off < w.len;) {
+			uint64_t a = w.addr + off;
+			uint32_t n = std::min<uint64_t>(w.len - off,
+							kPageSize - (a & (kPageSize - 1)));
+			uint8_t *h = translate(a);
+
+			if (h)
+				wdata_.copy_out(off, h, n);
+			else
+				fault = true;
+			off += n;
+		}
 	}
 	if (fault)
 		faults_++;

@@ -24,11 +24,31 @@ struct mem_cfg {
 	unsigned max_rd_out;
 };
 
+/*
+ * Where the DMA bytes go when not into the built-in IOMMU (a SystemC
+ * platform's DMA socket, model/systemc/). Calls come at the cycles the
+ * latency model gives: a read when its first beat is offered, a write when
+ * it becomes visible. With timed() the port's own latency (*cycles) sets
+ * them instead: a read is made when it is accepted and offered *cycles
+ * later (at least 1), a write is made at its last beat and becomes visible
+ * *cycles later (never before the writes ahead of it). false: error.
+ */
+class dma_port {
+public:
+	virtual ~dma_port() = default;
+	virtual bool dma_read(uint64_t iova, uint8_t *dst, uint32_t len, uint64_t *cycles) = 0;
+	virtual bool dma_write(uint64_t iova, const uint8_t *src, uint32_t len,
+			       uint64_t *cycles) = 0;
+	virtual bool timed() const { return false; }
+};
+
 class host_mem {
 public:
 	host_mem(unsigned node, const mem_cfg &cfg);
 
 	int map(uint64_t iova, void *host, size_t len);
+	/* DMA through @p instead of the page table (nullptr: back to it). */
+	void set_port(dma_port *p) { port_ = p; }
 	int unmap(uint64_t iova, size_t len);
 
 	/* Before the edge of @cycle: set the DMA inputs. */
@@ -67,6 +87,8 @@ public:
 		return std::min(credit_cap_, credit_ + (n - 1) * cfg_.bytes_per_cycle);
 	}
 	uint64_t credit() const { return credit_; }
+	/* The cycle after whose edge the oldest queued write becomes visible. */
+	uint64_t next_visible() const { return wq_.empty() ? ~0ull : wq_.front().visible_at; }
 
 	uint64_t faults() const { return faults_; }
 	uint64_t writes() const { return writes_; }
@@ -89,9 +111,11 @@ private:
 		uint64_t addr;
 		uint64_t visible_at;
 		uint32_t len;
+		bool done;	/* timed port: already written */
 	};
 
 	uint8_t *translate(uint64_t iova);
+	bool read_host(uint64_t addr, uint8_t *dst, uint32_t len);
 	void open_response(const rd_req &r);
 	void write_beat(Vrnic_top &t, uint64_t cycle);
 	void apply_write();
@@ -121,6 +145,12 @@ private:
 	uint64_t wr_addr_ = 0;
 	uint32_t wr_len_ = 0;
 	uint32_t wr_got_ = 0;
+
+	dma_port *port_ = nullptr;
+	/* Timed port: the data of accepted reads, in request order. */
+	ring<std::vector<uint8_t>> rd_pre_;
+	ring<uint8_t> rd_pre_ok_;
+	std::vector<uint8_t> wr_tmp_;
 
 	uint64_t faults_ = 0;
 	uint64_t writes_ = 0;

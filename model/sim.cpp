@@ -98,6 +98,7 @@
 #include "host_mem.h"
 #include "mmio.h"
 #include "monitor.h"
+#include "sim_phase.h"
 #include "sim_util.h"
 #include "verilated_fst_c.h"
 #include "wire.h"
@@ -409,7 +410,19 @@ struct rnic_sim {
 	bool in_cb = false;
 	bool finish_seen = false;
 
-private:
+	/* The phases of tick() (model/sim_phase.h). */
+	void begin_cycle(uint64_t c);
+	void settle(unsigned i, uint64_t c);
+	uint64_t decide(uint64_t c, uint64_t limit, uint64_t ext_next);
+	void edge(unsigned i, uint64_t c);
+	void retire(unsigned i);
+	void dispatch(uint64_t c);
+	/* A platform that owns time (sim_set_host()), or nullptr; the level
+	 * after its last edge is not dumped yet (sim_flush()). */
+	rnic::sim_host *host = nullptr;
+	bool high_pending = false;
+
+	void ff_compare();
 	void dump()
 	{
 		if (dump_on)
@@ -418,10 +431,8 @@ private:
 		ctx->time(half * kHalfPeriodPs);
 	}
 	void sample(unsigned i, uint64_t c);
-	void dispatch(uint64_t c);
-	uint64_t skip_len(uint64_t c, uint64_t limit);
+	uint64_t skip_len(uint64_t c, uint64_t limit, uint64_t ext_next);
 	void skip_edge(uint64_t c, uint64_t n);
-	void ff_compare();
 	void init_inputs(unsigned i);
 	void add_node(unsigned i);
 };
@@ -812,36 +823,75 @@ void rnic_sim::fabric_block(unsigned us)
 uint64_t rnic_sim::tick(uint64_t limit)
 {
 	const uint64_t c = cycle;
-	uint64_t steps = 1;
 
 	if (on_fabric())
 		fabric_wait(c);
+	begin_cycle(c);
+	for (unsigned i = 0; i < n; i++)
+		if (nodes[i])
+			settle(i, c);
+	const uint64_t steps = decide(c, limit, ~0ull);
+
+	for (unsigned i = 0; steps == 1 && i < n; i++)
+		if (nodes[i])
+			edge(i, c);
+	dump();
+	for (unsigned i = 0; i < n; i++)
+		if (nodes[i])
+			retire(i);
+	if (!pend.empty())
+		dispatch(c);
+	if (ff_check_until && cycle >= ff_check_until)
+		ff_compare();
+	/* Keep the switch going while this process runs ahead of its promise
+	 * (at the multiples of kPromiseStride, the last one a skip passed). */
+	if (on_fabric()) {
+		uint64_t p = cycle & ~(kPromiseStride - 1);
+
+		if (p > c)
+			fabric_promise(p);
+	}
+	return steps;
+}
+
+/* The phases of tick() (model/sim_phase.h). Start of the cycle of edge @c. */
+void rnic_sim::begin_cycle(uint64_t c)
+{
 	dump_on = tfp && trace_gate(c);
 	if (prog_interval > 0 && c >= prog_next) {
 		progress(c);
 		prog_next = (c / kProgressStride + 1) * kProgressStride;
 	}
 	net.deliver(c);
-	for (unsigned i = 0; i < n; i++) {
-		if (!nodes[i])
-			continue;
-		node &nd = *nodes[i];
-		Vrnic_top &t = *nd.top;
+}
 
-		nd.mem.drive(t, c);
-		nd.io.drive(t, c);
-		net.drive(i, t);
-		t.clk_i = 0;
-		if (!(same_inputs(nd.in, t) && nd.in_ok && !dump_on && !eval_all &&
-		      mark_clk_low(*t.rootp, 0))) {
-			t.eval();
-			nd.ico_skip = false;
-		}
-		nd.in_ok = true;
+/* Node @i drives its inputs for edge @c; clk_i = 0 settles the outputs. */
+void rnic_sim::settle(unsigned i, uint64_t c)
+{
+	node &nd = *nodes[i];
+	Vrnic_top &t = *nd.top;
+
+	nd.mem.drive(t, c);
+	nd.io.drive(t, c);
+	net.drive(i, t);
+	t.clk_i = 0;
+	if (!(same_inputs(nd.in, t) && nd.in_ok && !dump_on && !eval_all &&
+	      mark_clk_low(*t.rootp, 0))) {
+		t.eval();
+		nd.ico_skip = false;
 	}
+	nd.in_ok = true;
+}
+
+/* Every node settled: the low level is dumped and the edges to run decided.
+ * A skip is taken here by every node; the cycle count moves on. */
+uint64_t rnic_sim::decide(uint64_t c, uint64_t limit, uint64_t ext_next)
+{
+	uint64_t steps = 1;
+
 	dump();
 	if (ffwd != kFfOff && limit >= kMinSkip && !ff_check_until)
-		steps = skip_len(c, limit);
+		steps = skip_len(c, limit, ext_next);
 	if (steps > 1 && ffwd == kFfOn) {
 		skip_edge(c, steps);
 		half += 2 * (steps - 1);
@@ -860,55 +910,46 @@ uint64_t rnic_sim::tick(uint64_t limit)
 			ff_check_until = c + steps;
 			steps = 1;
 		}
-		for (unsigned i = 0; i < n; i++) {
-			if (!nodes[i])
-				continue;
-			Vrnic_top &t = *nodes[i]->top;
-
-			sample(i, c);
-			t.clk_i = 1;
-			if (eval_all)
-				t.eval();
-			else
-				eval_edge(t);
-		}
 	}
-	dump();
 	cycle = c + steps;
-	for (unsigned i = 0; i < n; i++) {
-		if (!nodes[i])
-			continue;
-		node &nd = *nodes[i];
-
-		nd.mem.retire(cycle - 1);
-		while (!nd.msis.empty() && nd.msis.front().after_writes <= nd.mem.writes()) {
-			nd.irqs++;
-			if (irq_cb)
-				pend.push_back({cycle - 1, nd.msis.front().cqn, 0, (uint8_t)i,
-						kIrqKind});
-			nd.msis.pop_front();
-		}
-	}
-	if (!pend.empty())
-		dispatch(c);
-	if (ff_check_until && cycle >= ff_check_until)
-		ff_compare();
-	/* Keep the switch going while this process runs ahead of its promise
-	 * (at the multiples of kPromiseStride, the last one a skip passed). */
-	if (on_fabric()) {
-		uint64_t p = cycle & ~(kPromiseStride - 1);
-
-		if (p > c)
-			fabric_promise(p);
-	}
 	return steps;
+}
+
+/* Edge @c of node @i: the handshakes on the settled values, then the edge. */
+void rnic_sim::edge(unsigned i, uint64_t c)
+{
+	Vrnic_top &t = *nodes[i]->top;
+
+	sample(i, c);
+	t.clk_i = 1;
+	if (eval_all)
+		t.eval();
+	else
+		eval_edge(t);
+}
+
+/* After the edge(s): due DMA writes become visible, then the MSIs they
+ * held back are delivered. */
+void rnic_sim::retire(unsigned i)
+{
+	node &nd = *nodes[i];
+
+	nd.mem.retire(cycle - 1);
+	while (!nd.msis.empty() && nd.msis.front().after_writes <= nd.mem.writes()) {
+		nd.irqs++;
+		if (irq_cb || host)
+			pend.push_back({cycle - 1, nd.msis.front().cqn, 0, (uint8_t)i, kIrqKind});
+		nd.msis.pop_front();
+	}
 }
 
 /* How many edges from @c on (at most @limit) one skip may stand for: 1
  * unless every hosted node is quiet with idle ports and nothing is due. */
-uint64_t rnic_sim::skip_len(uint64_t c, uint64_t limit)
+uint64_t rnic_sim::skip_len(uint64_t c, uint64_t limit, uint64_t ext_next)
 {
 	uint64_t end = limit > ~0ull - c ? ~0ull : c + limit;
+
+	end = std::min(end, ext_next);
 
 	if (dump_on)
 		return 1;
@@ -1048,7 +1089,9 @@ void rnic_sim::dispatch(uint64_t c)
 	in_cb = true;
 	for (const sim_event &p : pend) {
 		if (p.kind == kIrqKind) {
-			if (irq_cb)
+			if (host)
+				host->msi(p.node, p.qpn);
+			else if (irq_cb)
 				irq_cb(irq_arg, p.node, p.qpn);
 		} else if (ev_cb) {
 			ev_cb(ev_arg, p.node, p.kind, p.qpn, p.idx, p.cycle);
@@ -1400,7 +1443,11 @@ uint32_t rnic_sim_node_ip(const struct rnic_sim *sim, unsigned int node)
 
 void rnic_sim_step(struct rnic_sim *sim, uint64_t cycles)
 {
-	if (sim->may_run("rnic_sim_step"))
+	if (!sim->may_run("rnic_sim_step"))
+		return;
+	if (sim->host)
+		sim->host->step(cycles);
+	else
 		sim->run(cycles);
 }
 
@@ -1408,6 +1455,8 @@ uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cyc
 {
 	if (!node_ok(sim, node, __func__) || !sim->may_run(__func__))
 		return 0;
+	if (sim->host)
+		return sim->host->wait(node, max_cycles);
 
 	const ::node &nd = *sim->nodes[node];
 	const uint64_t w0 = nd.mem.writes(), i0 = nd.irqs;
@@ -1426,16 +1475,18 @@ void rnic_sim_mmio_write(struct rnic_sim *sim, unsigned int node, uint32_t addr,
 {
 	if (!node_ok(sim, node, __func__))
 		return;
-	if (addr == kRegSqDb)
-		sim->doorbell_posted(node, (uint32_t)(val & 0xffffff));
-	sim->ff_check_until = 0;	/* a checked skip would not have seen it */
-	sim->nodes[node]->io.post_write(sim->cycle, addr, val);
+	if (sim->host)
+		sim->host->mmio_write(node, addr, val);
+	else
+		rnic::sim_mmio_post_write(sim, node, addr, val);
 }
 
 uint64_t rnic_sim_mmio_read(struct rnic_sim *sim, unsigned int node, uint32_t addr)
 {
 	if (!node_ok(sim, node, __func__) || !sim->may_run(__func__))
 		return ~0ull;
+	if (sim->host)
+		return sim->host->mmio_read(node, addr);
 
 	::node &nd = *sim->nodes[node];
 	const uint32_t id = nd.io.post_read(sim->cycle, addr);
@@ -1466,6 +1517,8 @@ int rnic_sim_iommu_map(struct rnic_sim *sim, unsigned int node, uint64_t iova, v
 {
 	if (!node_ok(sim, node, __func__))
 		return -EINVAL;
+	if (sim->host)
+		return sim->host->iommu_map(node, iova, host, len);
 	return sim->nodes[node]->mem.map(iova, host, len);
 }
 
@@ -1473,6 +1526,8 @@ int rnic_sim_iommu_unmap(struct rnic_sim *sim, unsigned int node, uint64_t iova,
 {
 	if (!node_ok(sim, node, __func__))
 		return -EINVAL;
+	if (sim->host)
+		return sim->host->iommu_unmap(node, iova, len);
 	return sim->nodes[node]->mem.unmap(iova, len);
 }
 
@@ -1707,3 +1762,129 @@ int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *fr
 }
 
 } /* extern "C" */
+
+/* ---- Phases (model/sim_phase.h) ---- */
+
+namespace rnic {
+
+void sim_set_host(rnic_sim *sim, sim_host *host)
+{
+	sim->host = host;
+}
+
+void sim_set_dma_port(rnic_sim *sim, unsigned node, dma_port *p)
+{
+	if (node_ok(sim, node, __func__))
+		sim->nodes[node]->mem.set_port(p);
+}
+
+void sim_set_uplink(rnic_sim *sim, sim_uplink_fn fn, void *arg)
+{
+	sim->net.set_uplink(fn, arg);
+}
+
+void sim_frame_arrive(rnic_sim *sim, unsigned node, uint64_t at, const uint8_t *frame, size_t len)
+{
+	if (at < sim->cycle)
+		model_warn(node, sim->cycle, "frame for cycle %llu arrived late",
+			   (unsigned long long)at);
+	sim->net.arrive(node, at, frame, len);
+}
+
+void sim_begin_cycle(rnic_sim *sim, uint64_t c)
+{
+	if (sim->high_pending) {
+		sim->high_pending = false;
+		sim->dump();
+	}
+	if (sim->ff_check_until && c >= sim->ff_check_until)
+		sim->ff_compare();
+	sim->begin_cycle(c);
+}
+
+void sim_settle(rnic_sim *sim, unsigned node, uint64_t c)
+{
+	sim->settle(node, c);
+}
+
+uint64_t sim_decide(rnic_sim *sim, uint64_t c, uint64_t limit, uint64_t ext_next)
+{
+	sim->high_pending = true;
+	return sim->decide(c, limit, ext_next);
+}
+
+void sim_edge(rnic_sim *sim, unsigned node, uint64_t c, bool skipped)
+{
+	if (!skipped)
+		sim->edge(node, c);
+	sim->retire(node);
+	if (!sim->pend.empty())
+		sim->dispatch(c);
+}
+
+bool sim_edge_pending(const rnic_sim *sim, unsigned node)
+{
+	const ::node &nd = *sim->nodes[node];
+
+	return nd.mem.next_visible() <= sim->cycle - 1 || !nd.msis.empty() || !sim->pend.empty();
+}
+
+void sim_flush(rnic_sim *sim)
+{
+	if (sim->high_pending) {
+		sim->high_pending = false;
+		sim->dump();
+	}
+	sim->check_finish();
+}
+
+void sim_mmio_post_write(rnic_sim *sim, unsigned node, uint32_t addr, uint64_t val)
+{
+	if (addr == kRegSqDb)
+		sim->doorbell_posted(node, (uint32_t)(val & 0xffffff));
+	sim->ff_check_until = 0;	/* a checked skip would not have seen it */
+	sim->nodes[node]->io.post_write(sim->cycle, addr, val);
+}
+
+uint32_t sim_mmio_post_read(rnic_sim *sim, unsigned node, uint32_t addr)
+{
+	sim->ff_check_until = 0;
+	return sim->nodes[node]->io.post_read(sim->cycle, addr);
+}
+
+bool sim_mmio_read_done(rnic_sim *sim, unsigned node, uint32_t id, uint64_t *val)
+{
+	return sim->nodes[node]->io.read_done(id, val);
+}
+
+void sim_mmio_cancel(rnic_sim *sim, unsigned node, uint32_t id)
+{
+	std::fprintf(stderr, "rnic model: node %u: MMIO read got no answer\n", node);
+	sim->nodes[node]->io.cancel(id);
+	sim->nodes[node]->mmio_timeouts++;
+}
+
+uint64_t sim_writes(const rnic_sim *sim, unsigned node)
+{
+	return sim->nodes[node]->mem.writes();
+}
+
+uint64_t sim_writes_taken(const rnic_sim *sim, unsigned node)
+{
+	const host_mem &m = sim->nodes[node]->mem;
+
+	return m.writes() + m.writes_queued();
+}
+
+void sim_irq(rnic_sim *sim, unsigned node, uint32_t cqn)
+{
+	if (sim->irq_cb)
+		sim->irq_cb(sim->irq_arg, node, cqn);
+}
+
+const rnic_sim_cfg &sim_cfg(const rnic_sim *sim)
+{
+	return sim->cfg;
+}
+
+} /* namespace rnic */
