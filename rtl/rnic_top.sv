@@ -6,6 +6,9 @@ module rnic_top #(
   parameter int unsigned NCq = 1024,
   parameter int unsigned NMr = 1024,
   parameter int unsigned MaxRdOut = 32,
+  // Send WQEs of a QP between fetch and completion (the completer's
+  // in-flight ring per QP; a power of 2)
+  parameter int unsigned InflDepth = 8,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic                clk_i,
@@ -242,7 +245,7 @@ module rnic_top #(
 
   logic drained_valid, drained_ready;
   logic [23:0] drained_qpn;
-  rnic_sq_fetch #(.DataW(DataW), .NQp(NQp)) u_sq_fetch (
+  rnic_sq_fetch #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_sq_fetch (
     .clk_i, .rst_ni,
     .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d),
     .done_valid_i(done_valid), .done_ready_o(done_ready), .done_qpn_i(done_qpn),
@@ -363,7 +366,7 @@ module rnic_top #(
   logic [47:0] wr_len;
   logic [3*DataW-1:0] wr_data;
 
-  rnic_rx_engine #(.DataW(DataW), .NQp(NQp)) u_rx_engine (
+  rnic_rx_engine #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_rx_engine (
     .clk_i, .rst_ni,
     .pkt_valid_i(pkt_valid), .pkt_ready_o(pkt_ready), .pkt_i(pkt),
     .release_o(rel), .release_slot_o(rel_slot),
