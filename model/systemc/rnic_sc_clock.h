@@ -24,15 +24,22 @@ public:
 
 	SC_HAS_PROCESS(clock);
 	clock(sc_core::sc_module_name name, domain &dom);
+	~clock() override;
 
 	/* Edges made, and those left out inside skips. */
 	uint64_t edges() const { return edges_; }
 	uint64_t gated() const { return gated_; }
 
+	/* From the domain, in the delta cycle of rising edge @c that decided
+	 * to skip: the next edge is @next's, so the clock's next falling
+	 * edge is @next's (no activation at c + 1's to find that out). */
+	void skip(uint64_t c, uint64_t next);
+
 private:
 	void tick();
 
 	domain &dom_;
+	sc_core::sc_event ev_;	/* the clock's next edge */
 	sc_core::sc_time half_;
 	bool started_ = false;
 	uint64_t edges_ = 0, gated_ = 0;

@@ -16,6 +16,7 @@
 
 #include <cstdio>
 
+#include "rnic_sc_clock.h"
 #include "rnic_sc_host_if.h"
 #include "rnic_sc_link.h"
 #include "rnic_sc_nic.h"
@@ -98,6 +99,8 @@ uint64_t domain::edge(unsigned node, uint64_t c)
 		steps_ = rnic::sim_decide(sim_, c, limit, link_ ? link_->next_event() : ~0ull);
 		edges_++;
 		skipped_ += steps_ - 1;
+		if (steps_ > 1 && clock_)
+			clock_->skip(c, cycle());
 	}
 	if (steps_ > 1)
 		return steps_;
