@@ -2,13 +2,11 @@
 /*
  * rnic_sc_clock.cpp - the nics' gated core clock (rnic_sc_clock.h).
  *
- * The decision to skip is taken at a rising edge (domain::edge(), by the
- * nics, a delta cycle after the clock rose); the domain tells the clock at
- * once (skip()), which moves its next edge to the falling edge of the next
- * cycle to evaluate. A skip the clock was not told of (none so far) it
- * finds at the falling edge it would make next: when the model's next edge
- * to evaluate is later than that cycle, it makes no edge and comes back at
- * the falling edge of that later cycle instead.
+ * The first falling edge is notified at the start of the simulation; every
+ * later edge by the domain, in the process that runs the edge before it:
+ * the first nic to settle at a falling edge schedules the rise, and the
+ * first nic at a rising edge, right after the model decided how many edges
+ * it stands for, schedules the falling edge of the next cycle to evaluate.
  */
 #include "rnic_sc_clock.h"
 
@@ -18,12 +16,32 @@ using namespace sc_core;
 
 namespace rnic_sc {
 
-clock::clock(sc_module_name name, domain &dom)
-	: sc_module(name), clk("clk", true), dom_(dom),
-	  half_(sc_time::from_value(dom.period_ticks() / 2))
+const bool &clock::line::read() const
 {
-	SC_METHOD(tick);
-	sensitive << ev_;
+	/* At the time of an edge every process sees its new level, also one
+	 * running before the nics took it. */
+	if (sc_time_stamp().value() >= next_at_)
+		val_ = next_rise_;
+	return val_;
+}
+
+void clock::line::schedule(bool rise, const sc_time &at)
+{
+	next_rise_ = rise;
+	next_at_ = at.value();
+	(rise ? pos_ : neg_).notify(at - sc_time_stamp());
+}
+
+void clock::line::took(bool rise)
+{
+	val_ = rise;
+	/* Those waiting for any change run in this delta cycle too. */
+	changed_.notify();
+}
+
+clock::clock(sc_module_name name, domain &dom)
+	: sc_module(name), clk("clk"), dom_(dom), half_(sc_time::from_value(dom.period_ticks() / 2))
+{
 	dom_.set_clock(this);
 }
 
@@ -32,36 +50,29 @@ clock::~clock()
 	dom_.set_clock(nullptr);
 }
 
-void clock::skip(uint64_t c, uint64_t next)
+void clock::start_of_simulation()
 {
-	/* The pending notification is the falling edge of c + 1. */
-	gated_ += next - (c + 1);
-	ev_.cancel();
-	ev_.notify(dom_.edge_time(next) - half_ - sc_time_stamp());
+	clk.schedule(false, domain::clock_start());
 }
 
-void clock::tick()
+void clock::fell(uint64_t c)
 {
-	if (!started_) {
-		started_ = true;
-		ev_.notify(domain::clock_start() - sc_time_stamp());
+	if (fell_ == c)
 		return;
-	}
-	if (clk.read()) {
-		/* A falling edge is due now, unless a skip covers its cycle. */
-		const uint64_t k = dom_.falling_now(), next = dom_.cycle();
+	fell_ = c;
+	clk.took(false);
+	clk.schedule(true, dom_.edge_time(c));
+}
 
-		if (next > k) {
-			gated_ += next - k;
-			ev_.notify(dom_.edge_time(next) - half_ - sc_time_stamp());
-			return;
-		}
-		clk.write(false);
-	} else {
-		clk.write(true);
-		edges_++;
-	}
-	ev_.notify(half_);
+void clock::rose(uint64_t c, uint64_t next)
+{
+	if (rose_ == c)
+		return;
+	rose_ = c;
+	edges_++;
+	gated_ += next - (c + 1);
+	clk.took(true);
+	clk.schedule(false, dom_.edge_time(next) - half_);
 }
 
 } /* namespace rnic_sc */

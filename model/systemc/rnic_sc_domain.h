@@ -72,8 +72,8 @@ public:
 	void add_nic(nic *n);
 	nic &nic_of(unsigned node);
 	void set_link(link *l) { link_ = l; }
-	/* The gated clock the nics run on, if it is an rnic_sc::clock: told
-	 * of every skip as it is decided. */
+	/* The gated clock the nics run on, if it is an rnic_sc::clock: the
+	 * domain schedules its edges (rnic_sc_clock.h). */
 	void set_clock(clock *c) { clock_ = c; }
 	void set_host(host_if *h) { host_ = h; }
 
