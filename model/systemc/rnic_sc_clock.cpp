@@ -35,8 +35,10 @@ void clock::line::schedule(bool rise, const sc_time &at)
 void clock::line::took(bool rise)
 {
 	val_ = rise;
-	/* Those waiting for any change run in this delta cycle too. */
-	changed_.notify();
+	/* Those waiting for any change run in this delta cycle too (nobody
+	 * asked for the event: no notification to pay for). */
+	if (changed_used_)
+		changed_.notify();
 }
 
 clock::clock(sc_module_name name, domain &dom)

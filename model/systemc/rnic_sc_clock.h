@@ -36,10 +36,17 @@ public:
 	public:
 		explicit line(const char *name) : sc_core::sc_prim_channel(name) {}
 
-		const sc_core::sc_event &value_changed_event() const override { return changed_; }
+		const sc_core::sc_event &value_changed_event() const override
+		{
+			changed_used_ = true;
+			return changed_;
+		}
 		const sc_core::sc_event &posedge_event() const override { return pos_; }
 		const sc_core::sc_event &negedge_event() const override { return neg_; }
-		const sc_core::sc_event &default_event() const override { return changed_; }
+		const sc_core::sc_event &default_event() const override
+		{
+			return value_changed_event();
+		}
 		const bool &read() const override;
 		const bool &get_data_ref() const override { return read(); }
 		bool event() const override { return posedge() || negedge(); }
@@ -56,6 +63,7 @@ public:
 
 		sc_core::sc_event pos_, neg_, changed_;
 		mutable bool val_ = true;
+		mutable bool changed_used_ = false;	/* someone may wait for changed_ */
 		bool next_rise_ = false;
 		uint64_t next_at_ = ~0ull;	/* kernel time of the pending edge */
 	};
