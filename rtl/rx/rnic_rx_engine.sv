@@ -205,7 +205,7 @@ module rnic_rx_engine #(
     StIdle, StPkt, StRetire, StRetireOut, StNakHead, StRdRespHead,
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
-    StInflTmr, StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
+    StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
     StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StTxFault, StInv, StInvWr
   } state_e;
   state_e st_q, ret_st_q;
@@ -566,13 +566,20 @@ module rnic_rx_engine #(
   // Transport timer
   // ---------------------------------------------------------------------------
   logic tmr_v_q;
+  // The command's QP: the event's when the command was issued (qpn_q may
+  // move on in the cycle the timer takes it).
+  logic [23:0] tmr_qpn_q;
+  // An RC request's in-flight record was taken: its ACK timer starts in
+  // the next cycle, beside whatever the engine does then (the QP's context
+  // is still selected: qpn_q changes only at the end of that cycle).
+  logic infl_tmr_q;
   logic [1:0] tmr_op_q;
   logic [41:0] tmr_cycles_q;
   logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q, tmr_idle;
   logic [23:0] tmr_exp_qpn;
   rnic_retry_timer #(.NQp(NQp)) u_timer (
     .clk_i, .rst_ni,
-    .cmd_valid_i(tmr_v_q), .cmd_op_i(tmr_op_q), .cmd_qpn_i(qpn_q), .cmd_cycles_i(tmr_cycles_q),
+    .cmd_valid_i(tmr_v_q), .cmd_op_i(tmr_op_q), .cmd_qpn_i(tmr_qpn_q), .cmd_cycles_i(tmr_cycles_q),
     .exp_valid_o(tmr_exp_v), .exp_ready_i(tmr_exp_ready), .exp_qpn_o(tmr_exp_qpn),
     .exp_rnr_o(tmr_exp_rnr),
     .idle_o(tmr_idle), .due_o, .skip_i, .skip_cycles_i
@@ -630,8 +637,10 @@ module rnic_rx_engine #(
 
   // Inputs: one event at a time, errors of the command path first.
   // The QP of a finished event stays selected until its progress report left.
+  // StDrop ends an event (its frame slot is released) and takes the next
+  // one in the same cycle, as StIdle does.
   logic idle;
-  assign idle = (st_q == StIdle) && !need_done_q && !pend_err_q;
+  assign idle = ((st_q == StIdle) || (st_q == StDrop)) && !need_done_q && !pend_err_q;
   assign rq_db_ready_o = idle;
   assign infl_ready_o = idle && !rq_db_valid_i;
   assign tmr_exp_ready = idle && !rq_db_valid_i && !infl_valid_i;
@@ -642,9 +651,9 @@ module rnic_rx_engine #(
   // Nothing to do and nothing on its way out: the one-cycle strobes are low,
   // no CQE, progress report, job, event or timer command waits, and the
   // queues into the engine are empty.
-  assign quiet_o = idle && tmr_idle && !tmr_v_q && !need_cqe_q && !job_v_q && !na_v &&
-                   !flp_valid && !aev_valid_o && !aev_push_q && !release_o && !place_start_o &&
-                   !qp_err_o && !rd_done_o;
+  assign quiet_o = idle && (st_q == StIdle) && !infl_tmr_q && tmr_idle && !tmr_v_q &&
+                   !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
+                   !aev_push_q && !release_o && !place_start_o && !qp_err_o && !rd_done_o;
   logic fl_more, fl_yield;
   assign fl_more = use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]);
   assign fl_yield = (st_q == StRqFlush) && !need_cqe_q && (fl_cnt_q == FlushBatch) &&
@@ -744,6 +753,8 @@ module rnic_rx_engine #(
       at_cmp_ok_q <= 1'b0;
       tmr_v_q <= 1'b0;
       tmr_op_q <= '0;
+      tmr_qpn_q <= '0;
+      infl_tmr_q <= 1'b0;
       tmr_cycles_q <= '0;
       tmr_rnr_q <= 1'b0;
       rd_done_o <= 1'b0;
@@ -763,6 +774,7 @@ module rnic_rx_engine #(
     end else begin
       release_o <= 1'b0;
       place_start_o <= 1'b0;
+      tmr_qpn_q <= qpn_q;
       qp_err_o <= 1'b0;
       qp_err_sqe_o <= 1'b0;
       tmr_v_q <= 1'b0;
@@ -779,7 +791,18 @@ module rnic_rx_engine #(
 
       unique case (st_q)
         // ---------------------------------------------------------------------
-        StIdle: begin
+        StIdle, StDrop: begin
+          if (st_q == StDrop) begin
+            release_o <= !placed_q;  // a placed frame's slot is released by placement
+            release_slot_o <= slot_q;
+          end
+          if (infl_tmr_q) begin
+            infl_tmr_q <= 1'b0;
+            tmr_v_q <= 1'b1;
+            tmr_op_q <= rnic_pkg::TmrStart;
+            tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
+          end
+          st_q <= StIdle;
           from_pkt_q <= 1'b0;
           dup_q <= 1'b0;
           progress_q <= 1'b0;
@@ -816,7 +839,8 @@ module rnic_rx_engine #(
             // Error and flush records complete as soon as they are the head;
             // RC requests start the ACK timer; UC/UD ones wait for their
             // frames to leave.
-            st_q <= (infl_in.kind == rnic_pkg::InflNormal) ? StInflTmr :
+            infl_tmr_q <= (infl_in.kind == rnic_pkg::InflNormal);
+            st_q <= (infl_in.kind == rnic_pkg::InflNormal) ? StIdle :
                     (infl_in.kind == rnic_pkg::InflNoAck) ? StIdle : StRetire;
           end else if (tmr_exp_v) begin
             qpn_q <= tmr_exp_qpn;
@@ -840,12 +864,6 @@ module rnic_rx_engine #(
             qpn_q <= pkt_i[rnic_pkg::RxDescW-1 -: 24];
             st_q <= StPkt;
           end
-        end
-        StInflTmr: begin
-          tmr_v_q <= 1'b1;
-          tmr_op_q <= rnic_pkg::TmrStart;
-          tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
-          st_q <= StIdle;
         end
         // ---------------------------------------------------------------------
         StPkt: begin
@@ -879,11 +897,6 @@ module rnic_rx_engine #(
           end else begin
             st_q <= (req_state_ok && tr_ok) ? StReq : StDrop;
           end
-        end
-        StDrop: begin
-          release_o <= !placed_q;  // a placed frame's slot is released by placement
-          release_slot_o <= slot_q;
-          st_q <= StIdle;
         end
         // ---------------------------------------------------------------------
         // Completer

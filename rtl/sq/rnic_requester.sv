@@ -385,7 +385,10 @@ module rnic_requester #(
   assign skip_pkt = !op_resp && !rnic_pkg::psn_ge(psn_q, skip_psn_q);
   assign stale = (wepoch_q != epoch_q[q]);
   assign txd_valid_o = (st_q == StSend) && !skip_pkt;
-  assign wqe_ready_o = (st_q == StIdle);
+  // The next WQE is taken in StIdle, or as the last packet of the current
+  // one leaves (StSend), which saves the idle cycle between WQEs.
+  logic send_done, wqe_end;
+  assign wqe_ready_o = (st_q == StIdle) || wqe_end;
   assign quiet_o = (st_q == StIdle);
 
   // Credits and fences
@@ -398,8 +401,8 @@ module rnic_requester #(
   assign sge_left = sge_len_q[cur_sge_q[1:0]] - cur_off_q;
   assign take = (sge_left < {19'd0, need_q}) ? sge_left : {19'd0, need_q};
 
-  logic send_done;
   assign send_done = (st_q == StSend) && (skip_pkt || txd_ready_i);
+  assign wqe_end = send_done && (op_resp || last_pkt);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -508,6 +511,13 @@ module rnic_requester #(
             end else if (op_atomic && (seg_len != 32'd8)) begin
               status_q <= rnic_pkg::WcLocLenErr;
               st_q <= StInfl;
+            end else if (sge_i_q + 3'd1 == nsge_q) begin
+              // The last SGE: the message's length checks in this cycle.
+              if ((qp_ud && (total_q + seg_len > {19'd0, mtu})) ||
+                  (total_q + seg_len > 32'h8000_0000)) begin
+                status_q <= rnic_pkg::WcLocLenErr;
+              end
+              st_q <= StInfl;
             end
           end
         end
@@ -587,6 +597,8 @@ module rnic_requester #(
             nchunk_q <= nchunk_q + 3'd1;
             need_q <= need_q - take[12:0];
             cur_off_q <= cur_off_q + take;
+            // The chunk that completes the packet: send it next.
+            if (take[12:0] == need_q) st_q <= StSend;
           end
         end
         StSend: begin
@@ -594,8 +606,13 @@ module rnic_requester #(
             first_pkt_q <= 1'b0;
             nchunk_q <= '0;
             psn_q <= psn_q + 24'd1;
-            if (op_resp || last_pkt) begin
+            if (wqe_end) begin
               st_q <= StIdle;
+              if (wqe_valid_i) begin
+                {ferr_q, flush_q, qpn_q, idx_q, wqe_q} <= wqe_i;
+                wepoch_q <= wqe_epoch_i;
+                st_q <= StDecode;
+              end
             end else begin
               remain_q <= remain_q - {19'd0, mtu};
               pkt_len_q <= ((remain_q - {19'd0, mtu}) < {19'd0, mtu}) ?

@@ -4,8 +4,11 @@
 // fetch) and done_ci (first WQE not yet completed, from the completer). A QP
 // with work sits in the active FIFO; the head QP fetches one WQE and goes to the
 // tail, so QPs are served round robin. At most InflDepth WQEs of a QP are
-// between fetch and completion. Several WQE reads are in flight at once; their
-// data return in order and are assembled into whole WQEs. A QP in ERR produces
+// between fetch and completion. Up to Slots WQE reads and fetched WQEs are in
+// flight at once; their data return in order and are assembled into whole
+// WQEs. Every read waits out the host memory's latency, so Slots sets the
+// rate of small messages: 4 slots and a 50-cycle read gave a WQE per ~14
+// cycles, 8 give one per ~7 (docs/performance.md). A QP in ERR produces
 // flush items instead of reads. rewind_* moves fetch_ci back to an
 // unacknowledged WQE: the requester then re-reads WQE and payload from host
 // memory, which is how retransmission restarts. Every rewind starts a new
@@ -28,7 +31,7 @@ module rnic_sq_fetch #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
   parameter int unsigned InflDepth = 8,
-  parameter int unsigned Slots = 4
+  parameter int unsigned Slots = 8
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
