@@ -421,6 +421,9 @@ struct rnic_sim {
 	 * after its last edge is not dumped yet (sim_flush()). */
 	rnic::sim_host *host = nullptr;
 	bool high_pending = false;
+	/* The wire the frames cross if not ours (sim_set_link()). */
+	rnic::sim_link *xlink = nullptr;
+	bool wire_stats_done = false;
 
 	void ff_compare();
 	void dump()
@@ -1182,6 +1185,18 @@ static bool node_here(const rnic_sim *sim, unsigned node)
 	return sim && node < sim->n && sim->nodes[node];
 }
 
+/* The wire whose faults, rules and counts the C API reaches: the
+ * platform's (sim_set_link()) or ours. */
+static rnic::wire &link_wire(rnic_sim *sim)
+{
+	return sim->xlink ? sim->xlink->sync() : sim->net;
+}
+
+static const rnic::wire &link_wire(const rnic_sim *sim)
+{
+	return sim->xlink ? sim->xlink->sync() : sim->net;
+}
+
 static std::mutex global_lock;
 static rnic_sim *global_sim;
 
@@ -1194,8 +1209,9 @@ static void wire_stats(rnic_sim *sim)
 	const char *e = std::getenv("RNIC_WIRE_STATS");
 	FILE *f;
 
-	if (!sim || !e || !*e || !std::strcmp(e, "0"))
+	if (!sim || sim->wire_stats_done || !e || !*e || !std::strcmp(e, "0"))
 		return;
+	sim->wire_stats_done = true;
 	f = !std::strcmp(e, "stdout") ? stdout :
 	    !std::strcmp(e, "1") || !std::strcmp(e, "stderr") ? stderr : std::fopen(e, "w");
 	if (!f) {
@@ -1206,8 +1222,10 @@ static void wire_stats(rnic_sim *sim)
 
 	rnic_sim_set_event_cb(sim, nullptr, nullptr);
 	rnic_sim_set_irq_cb(sim, nullptr, nullptr);
-	for (unsigned k = 0; k < 1000 && !sim->in_cb && !sim->net.idle(); k++)
-		sim->run(100);
+	auto idle = [sim] { return sim->net.idle() && link_wire(sim).idle(); };
+
+	for (unsigned k = 0; k < 1000 && !sim->in_cb && !idle(); k++)
+		rnic_sim_step(sim, 100);	/* a platform's host runs it in its time */
 	for (unsigned i = 0; i < sim->n; i++) {
 		if (!node_here(sim, i))
 			continue;
@@ -1219,9 +1237,9 @@ static void wire_stats(rnic_sim *sim)
 		if (!node_here(sim, i))
 			continue;
 		for (unsigned d = 0; d < 2; d++)
-			print_fault_counts(f, i, d, sim->net.fault_counts(i, d));
+			print_fault_counts(f, i, d, link_wire(sim).fault_counts(i, d));
 		std::fprintf(f, "%4u rtl rx_pkts %llu rx_drop %llu%s\n", i, (unsigned long long)pkts[i],
-			     (unsigned long long)drop[i], sim->net.idle() ? "" : " (wire not idle)");
+			     (unsigned long long)drop[i], idle() ? "" : " (wire not idle)");
 	}
 	if (f != stdout && f != stderr)
 		std::fclose(f);
@@ -1553,7 +1571,7 @@ uint64_t rnic_sim_wire_frames(const struct rnic_sim *sim, unsigned int node)
 
 uint64_t rnic_sim_wire_drops(const struct rnic_sim *sim, unsigned int node)
 {
-	return node_here(sim, node) ? sim->net.drops(node) : 0;
+	return node_here(sim, node) ? link_wire(sim).drops(node) : 0;
 }
 
 uint64_t rnic_sim_mmio_timeouts(const struct rnic_sim *sim, unsigned int node)
@@ -1714,7 +1732,7 @@ int rnic_sim_set_link_faults(struct rnic_sim *sim, unsigned int node, unsigned i
 	if (!link_ok(sim, node, dir, __func__) || (f && !faults_valid(*f)))
 		return -EINVAL;
 	sim->ff_check_until = 0;
-	sim->net.set_faults(node, dir, f, sim->cycle);
+	link_wire(sim).set_faults(node, dir, f, sim->cycle);
 	return 0;
 }
 
@@ -1723,7 +1741,7 @@ int rnic_sim_get_link_faults(const struct rnic_sim *sim, unsigned int node, unsi
 {
 	if (!link_ok(sim, node, dir, __func__) || !f)
 		return -EINVAL;
-	*f = sim->net.faults(node, dir);
+	*f = link_wire(sim).faults(node, dir);
 	return 0;
 }
 
@@ -1732,7 +1750,7 @@ int rnic_sim_link_fault_counts(const struct rnic_sim *sim, unsigned int node, un
 {
 	if (!link_ok(sim, node, dir, __func__) || !c)
 		return -EINVAL;
-	*c = sim->net.fault_counts(node, dir);
+	*c = link_wire(sim).fault_counts(node, dir);
 	return 0;
 }
 
@@ -1741,7 +1759,7 @@ int rnic_sim_wire_drop(struct rnic_sim *sim, unsigned int node, int opcode, int6
 {
 	if (!node_ok(sim, node, __func__) || opcode > 255 || psn > 0xffffff || !count)
 		return -EINVAL;
-	sim->net.add_drop_rule(node, opcode, psn, skip, count);
+	link_wire(sim).add_drop_rule(node, opcode, psn, skip, count);
 	return 0;
 }
 
@@ -1749,7 +1767,7 @@ uint64_t rnic_sim_wire_drop_hits(const struct rnic_sim *sim, unsigned int node)
 {
 	if (!node_ok(sim, node, __func__))
 		return 0;
-	return sim->net.rule_drops(node);
+	return link_wire(sim).rule_drops(node);
 }
 
 int rnic_sim_wire_inject(struct rnic_sim *sim, unsigned int node, const void *frame, size_t len)
@@ -1781,6 +1799,16 @@ void sim_set_dma_port(rnic_sim *sim, unsigned node, dma_port *p)
 void sim_set_uplink(rnic_sim *sim, sim_uplink_fn fn, void *arg)
 {
 	sim->net.set_uplink(fn, arg);
+}
+
+void sim_set_link(rnic_sim *sim, sim_link *l)
+{
+	sim->xlink = l;
+}
+
+void sim_wire_stats(rnic_sim *sim)
+{
+	wire_stats(sim);
 }
 
 void sim_frame_arrive(rnic_sim *sim, unsigned node, uint64_t at, const uint8_t *frame, size_t len)

@@ -29,6 +29,7 @@
 namespace rnic {
 
 class dma_port;
+class wire;
 
 /*
  * A platform that owns simulated time (SystemC): the C API calls that would
@@ -58,6 +59,26 @@ void sim_set_dma_port(rnic_sim *sim, unsigned node, dma_port *p);
 using sim_uplink_fn = void (*)(void *arg, unsigned node, uint64_t cycle, const uint8_t *frame,
 			       size_t len);
 void sim_set_uplink(rnic_sim *sim, sim_uplink_fn fn, void *arg);
+
+/*
+ * A platform that moves the frames on a wire of its own (the SystemC link)
+ * registers it, so that the C API's wire faults, drop rules and their counts
+ * (rnic_sim_set/get_link_faults, rnic_sim_link_fault_counts,
+ * rnic_sim_wire_drop, _drop_hits, _drops) and RNIC_WIRE_STATS reach the
+ * wire the frames cross. sync() returns that wire with every frame of the
+ * edges run so far on it, as the native wire has them between two cycles.
+ */
+class sim_link {
+public:
+	virtual ~sim_link() = default;
+	virtual wire &sync() = 0;
+};
+/* nullptr: the simulation's own wire again. */
+void sim_set_link(rnic_sim *sim, sim_link *l);
+/* RNIC_WIRE_STATS now, the way the native run prints it at exit (it runs
+ * the model until the wire is quiet, so call it from the thread that ran
+ * the program, after the program); not printed again at exit. */
+void sim_wire_stats(rnic_sim *sim);
 void sim_frame_arrive(rnic_sim *sim, unsigned node, uint64_t at, const uint8_t *frame,
 		      size_t len);
 

@@ -16,6 +16,7 @@
 
 #include <cstdio>
 
+#include "rnic_sc_clock.h"
 #include "rnic_sc_host_if.h"
 #include "rnic_sc_link.h"
 #include "rnic_sc_nic.h"
@@ -79,6 +80,8 @@ bool domain::settle(unsigned node, uint64_t c)
 		return false;	/* inside a skip */
 	if (begun_ != c) {
 		begun_ = c;
+		if (clock_)
+			clock_->fell(c);
 		if (link_)
 			link_->cycle_begin(c);
 		rnic::sim_begin_cycle(sim_, c);
@@ -98,6 +101,8 @@ uint64_t domain::edge(unsigned node, uint64_t c)
 		steps_ = rnic::sim_decide(sim_, c, limit, link_ ? link_->next_event() : ~0ull);
 		edges_++;
 		skipped_ += steps_ - 1;
+		if (clock_)
+			clock_->rose(c, cycle());
 	}
 	if (steps_ > 1)
 		return steps_;

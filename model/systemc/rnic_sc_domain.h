@@ -27,6 +27,7 @@
 
 namespace rnic_sc {
 
+class clock;
 class host_if;
 class link;
 class nic;
@@ -71,6 +72,9 @@ public:
 	void add_nic(nic *n);
 	nic &nic_of(unsigned node);
 	void set_link(link *l) { link_ = l; }
+	/* The gated clock the nics run on, if it is an rnic_sc::clock: the
+	 * domain schedules its edges (rnic_sc_clock.h). */
+	void set_clock(clock *c) { clock_ = c; }
 	void set_host(host_if *h) { host_ = h; }
 
 	/*
@@ -119,6 +123,7 @@ private:
 	rnic_sim *sim_;
 	std::vector<nic *> nics_;
 	link *link_ = nullptr;
+	clock *clock_ = nullptr;
 	host_if *host_ = nullptr;
 	uint64_t wake_ = 0;
 	uint64_t begun_ = ~0ull;	/* cycle whose begin phase ran */

@@ -39,19 +39,18 @@ link::link(sc_module_name name, domain &dom)
 		}
 	}
 	dom_.set_link(this);
+	rnic::sim_set_link(dom_.sim(), this);
 }
 
 link::~link()
 {
+	rnic::sim_set_link(dom_.sim(), nullptr);
 	dom_.set_link(nullptr);
 }
 
 int link::set_faults(unsigned node, unsigned dir, const rnic_wire_faults *f)
 {
-	if (node >= dom_.nodes() || dir > RNIC_WIRE_DIR_RX)
-		return -EINVAL;
-	net_.set_faults(node, dir, f, dom_.cycle());
-	return 0;
+	return rnic_sim_set_link_faults(dom_.sim(), node, dir, f);
 }
 
 void link::tx_transport(int id, tlm::tlm_generic_payload &t, sc_time &d)
@@ -70,17 +69,26 @@ void link::tx_transport(int id, tlm::tlm_generic_payload &t, sc_time &d)
 	t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void link::cycle_begin(uint64_t c)
+rnic::wire &link::sync()
 {
 	/* In the native order: by edge, then by node (the order the loop
-	 * samples them in). */
-	std::stable_sort(sent_.begin(), sent_.end(), [](const sent &a, const sent &b) {
-		return a.cycle != b.cycle ? a.cycle < b.cycle : a.node < b.node;
-	});
-	for (const sent &s : sent_)
-		net_.inject(s.node, s.cycle, s.frame.data(), s.frame.size());
-	sent_.clear();
+	 * samples them in). Software calls this between edges, when every
+	 * nic has sent the frames of the last one: a fault set then applies
+	 * from the next edge on, as natively. */
+	if (!sent_.empty()) {
+		std::stable_sort(sent_.begin(), sent_.end(), [](const sent &a, const sent &b) {
+			return a.cycle != b.cycle ? a.cycle < b.cycle : a.node < b.node;
+		});
+		for (const sent &s : sent_)
+			net_.inject(s.node, s.cycle, s.frame.data(), s.frame.size());
+		sent_.clear();
+	}
+	return net_;
+}
 
+void link::cycle_begin(uint64_t c)
+{
+	sync();
 	net_.deliver(c);
 	for (unsigned p = 0; p < dom_.nodes(); p++) {
 		while (net_.rx_queued(p)) {

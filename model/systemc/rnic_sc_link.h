@@ -24,27 +24,30 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "sim_phase.h"
 #include "wire.h"
 
 namespace rnic_sc {
 
 class domain;
 
-class link : public sc_core::sc_module {
+class link : public sc_core::sc_module, private rnic::sim_link {
 public:
 	std::vector<std::unique_ptr<tlm_utils::simple_target_socket_tagged<link>>> tx_in;
 	std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<link>>> rx_out;
 
 	/* Latency, rate, overhead and the faults every link direction has in
-	 * the simulation (rnic_sim_set_link_faults, RNIC_WIRE_*) now. */
+	 * the simulation (RNIC_WIRE_*) now. From then on the model's C API
+	 * (rnic_sim_set_link_faults, rnic_sim_wire_drop, their counts,
+	 * RNIC_WIRE_STATS) reaches this link (rnic::sim_set_link). */
 	link(sc_core::sc_module_name name, domain &dom);
 	~link() override;
 
-	/* The wire's own controls (rnic_model.h has their rules). */
+	/* The same as rnic_sim_set_link_faults() and _link_fault_counts(). */
 	int set_faults(unsigned node, unsigned dir, const rnic_wire_faults *f);
-	const rnic_wire_fault_counts &fault_counts(unsigned node, unsigned dir) const
+	const rnic_wire_fault_counts &fault_counts(unsigned node, unsigned dir)
 	{
-		return net_.fault_counts(node, dir);
+		return sync().fault_counts(node, dir);
 	}
 	int pcap_open(const char *path) { return net_.pcap_open(path); }
 	uint64_t frames(unsigned node) const { return net_.frames(node); }
@@ -62,6 +65,8 @@ private:
 		std::vector<uint8_t> frame;
 	};
 	void tx_transport(int id, tlm::tlm_generic_payload &t, sc_core::sc_time &d);
+	/* sim_link: the frames sent so far onto the wire, in the native order. */
+	rnic::wire &sync() override;
 
 	domain &dom_;
 	rnic::wire net_;

@@ -42,6 +42,9 @@ void verbs_host::run()
 {
 	rc_ = program_();
 	finished_ = true;
+	/* RNIC_WIRE_STATS runs the model after the program, as at a native
+	 * run's exit: here, in this thread's time. */
+	rnic::sim_wire_stats(dom_.sim());
 	dom_.finish();
 	sc_stop();
 }

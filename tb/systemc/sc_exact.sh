@@ -11,7 +11,8 @@
 # last column of markdown table rows: wall-clock rates) are identical. SC_EXACT_EXPECT_FAULTS=1 also requires the wire to have
 # dropped, corrupted, duplicated or reordered frames, as many in both
 # (native: RNIC_WIRE_STATS, in a third run since it runs the model after
-# the program; SystemC: the link's counts the platform prints).
+# the program; SystemC: the link's counts the platform prints), and both
+# runs' RNIC_WIRE_STATS identical. SC_EXACT_WIRE_STATS=1: the last alone.
 set -u
 dir=$1
 native=$2
@@ -68,9 +69,20 @@ if ! cmp -s "$dir/native.cmp" "$dir/systemc.cmp"; then
 	diff "$dir/native.cmp" "$dir/systemc.cmp" | head -n 20
 	fail=1
 fi
-if [ "${SC_EXACT_EXPECT_FAULTS:-0}" = 1 ]; then
-	# A run of its own: the statistics run the model after the program.
+if [ "${SC_EXACT_EXPECT_FAULTS:-0}" = 1 ] || [ "${SC_EXACT_WIRE_STATS:-0}" = 1 ]; then
+	# Runs of their own: the statistics run the model after the program.
+	rm -f "$dir/native.wire" "$dir/systemc.wire"
 	RNIC_WIRE_STATS="$dir/native.wire" "$native" >/dev/null 2>&1
+	RNIC_WIRE_STATS="$dir/systemc.wire" "$platform" "$@" >/dev/null 2>&1
+	if [ ! -s "$dir/native.wire" ] || ! cmp -s "$dir/native.wire" "$dir/systemc.wire"; then
+		echo "sc_exact: RNIC_WIRE_STATS differ:"
+		diff "$dir/native.wire" "$dir/systemc.wire" | head -n 20
+		fail=1
+	else
+		echo "sc_exact: RNIC_WIRE_STATS identical ($(grep -c ' tx \| rx ' "$dir/native.wire") link directions)"
+	fi
+fi
+if [ "${SC_EXACT_EXPECT_FAULTS:-0}" = 1 ]; then
 	# Columns: node dir frames dropped corrupted duplicated reordered ...
 	nf=$(awk '$2 == "tx" || $2 == "rx" { s += $4 + $5 + $6 + $7 } END { print s + 0 }' \
 		"$dir/native.wire" 2>/dev/null)

@@ -23,6 +23,10 @@
  *      after the CQE is in memory, and raises the irq line.
  *   5. A DMA read of an unmapped IOVA gets an error response: the IOMMU
  *      and the model count it, the WR completes in error.
+ *   6. The gated clock's line behaves as a signal to a module of its own:
+ *      every rise it sees is one the clock made, at a rising-edge time,
+ *      reading high with posedge() and event() set; a method on its
+ *      default event sees every fall and rise.
  */
 #include <cinttypes>
 #include <cstdio>
@@ -363,6 +367,42 @@ struct tester : sc_module {
 	}
 };
 
+/* 6: an observer on the clock line, as any clocked module would be. */
+struct clock_probe : sc_module {
+	sc_in<bool> clk;
+	uint64_t rises = 0, falls = 0, changes = 0;
+
+	SC_HAS_PROCESS(clock_probe);
+	explicit clock_probe(sc_module_name n) : sc_module(n), clk("clk")
+	{
+		SC_METHOD(on_pos);
+		sensitive << clk.pos();
+		dont_initialize();
+		SC_METHOD(on_change);
+		sensitive << clk;
+		dont_initialize();
+	}
+	void on_pos()
+	{
+		const uint64_t t = sc_time_stamp().value(), p = rnic_sc::domain::period().value();
+
+		rises++;
+		CHECK(clk.read() && clk.posedge() && clk.event() && !clk.negedge(),
+		      "clock line at a rise: read %d posedge %d event %d", clk.read(),
+		      clk.posedge(), clk.event());
+		CHECK((t - rnic_sc::domain::clock_start().value()) % p == p / 2,
+		      "a rise at %" PRIu64 " ps, not at a rising-edge time", t);
+	}
+	void on_change()
+	{
+		changes++;
+		if (!clk.read()) {
+			falls++;
+			CHECK(clk.negedge() && clk.event(), "clock line at a fall: no negedge()");
+		}
+	}
+};
+
 } /* namespace */
 
 int sc_main(int, char **)
@@ -394,6 +434,9 @@ int sc_main(int, char **)
 				return 1;
 		}
 		tester t("tester", dom, rams, iommus);
+		clock_probe probe("probe");
+
+		probe.clk(clk.clk);
 
 		for (unsigned i = 0; i < 2; i++) {
 			nics[i]->clk(clk.clk);
@@ -408,6 +451,15 @@ int sc_main(int, char **)
 		t.irq0(irq0);
 		sc_start();
 		dom.finish();
+		CHECK(probe.rises == clk.edges() && probe.rises > 0,
+		      "the probe saw %" PRIu64 " rises, the clock made %" PRIu64, probe.rises,
+		      clk.edges());
+		CHECK(probe.changes == probe.rises + probe.falls &&
+		      (probe.falls == probe.rises || probe.falls == probe.rises + 1),
+		      "the probe saw %" PRIu64 " changes, %" PRIu64 " falls, %" PRIu64 " rises",
+		      probe.changes, probe.falls, probe.rises);
+		std::printf("clock line: %" PRIu64 " rises, %" PRIu64 " falls, %" PRIu64
+			    " edges gated\n", probe.rises, probe.falls, clk.gated());
 		if (!t.done) {
 			std::printf("FAIL: the test did not finish\n");
 			failures++;
