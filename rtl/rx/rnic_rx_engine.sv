@@ -318,6 +318,12 @@ module rnic_rx_engine #(
   logic job_v_q;
   rnic_pkg::rsp_job_t job_q, njob_q;
   logic ack_merge;
+  // The timer update after progress (StTmrUpd, or StAckPost when no implied
+  // NAK sends it to StRetry).
+  logic tmr_upd;
+  assign tmr_upd = (st_q == StTmrUpd) ||
+                   ((st_q == StAckPost) &&
+                    !(head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup));
   assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
                      (job_q.syn == rnic_pkg::AethAck) && (njob_q.kind == rnic_pkg::JobAck) &&
                      (njob_q.syn == rnic_pkg::AethAck) && (njob_q.qpn == job_q.qpn) &&
@@ -991,15 +997,7 @@ module rnic_rx_engine #(
             restart_q <= imp_restart;
             st_q <= StRetry;
           end else begin
-            // StTmrUpd's work, in this cycle.
-            if (progress_q) begin
-              rc_used_q[q] <= '0;
-              rnr_used_q[q] <= '0;
-              rw_v_q[q] <= 1'b0;
-              tmr_v_q <= 1'b1;
-              tmr_op_q <= head_v ? rnic_pkg::TmrRestart : rnic_pkg::TmrStop;
-              tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
-            end
+            // StTmrUpd's work, in this cycle (tmr_upd).
             st_q <= from_pkt_q ? StDrop : StIdle;
           end
         end
@@ -1084,18 +1082,9 @@ module rnic_rx_engine #(
             st_q <= from_pkt_q ? StDrop : StIdle;
           end
         end
-        // Progress resets the retry counts and restarts the ACK timer.
-        StTmrUpd: begin
-          if (progress_q) begin
-            rc_used_q[q] <= '0;
-            rnr_used_q[q] <= '0;
-            rw_v_q[q] <= 1'b0;
-            tmr_v_q <= 1'b1;
-            tmr_op_q <= head_v ? rnic_pkg::TmrRestart : rnic_pkg::TmrStop;
-            tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
-          end
-          st_q <= from_pkt_q ? StDrop : StIdle;
-        end
+        // Progress resets the retry counts and restarts the ACK timer
+        // (tmr_upd).
+        StTmrUpd: st_q <= from_pkt_q ? StDrop : StIdle;
         // The head WQE fails (remote error NAK, retries exhausted): its
         // completion, QP to ERR, flush of the rest of the SQ and the RQ.
         StNakHead: begin
@@ -1695,6 +1684,17 @@ module rnic_rx_engine #(
         end
         default: st_q <= StIdle;
       endcase
+
+      // The ACK timer after progress, in StTmrUpd or in a plain ACK's
+      // StAckPost: the retry counts start again.
+      if (tmr_upd && progress_q) begin
+        rc_used_q[q] <= '0;
+        rnr_used_q[q] <= '0;
+        rw_v_q[q] <= 1'b0;
+        tmr_v_q <= 1'b1;
+        tmr_op_q <= head_v ? rnic_pkg::TmrRestart : rnic_pkg::TmrStop;
+        tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
+      end
 
       // Responder resources: taken when a READ/atomic job is queued, back
       // when its responses have left.
