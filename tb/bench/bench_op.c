@@ -6,12 +6,14 @@
  *
  *   rnic_bench_op [--op write|read|send|fadd|cswap] [--size B] [--msgs N]
  *                 [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]
- *                 [--inline] [--lat-reps R] [--kv]
+ *                 [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]
+ *                 [--cq-period US] [--event-timeout US]] [--kv]
  *
  * Q RC QPs on each node share one send CQ (and, for SEND, one receive CQ);
  * rnic0 posts N signaled WRs round-robin over its QPs with up to W
  * outstanding per QP, polls up to B completions per ibv_poll_cq call and
- * checks every completion and, at the end, the bytes (WRITE, SEND, READ)
+ * checks every completion (--chain K: up to K WRs per ibv_post_send call,
+ * one chain) and, at the end, the bytes (WRITE, SEND, READ)
  * or the counter (FETCH_AND_ADD adds 1 per WR; CMP_AND_SWP compares with 0
  * and swaps 0, so every WR returns 0). It reports, from the simulated cycle
  * counter:
@@ -24,15 +26,23 @@
  *     poll latency under load (p50, p90, p99, max);
  *   - wall time and simulated cycles per wall-clock second.
  *
+ * --events: rnic0's send CQ is on a completion channel and completions are
+ * taken the way an interrupt-driven program takes them: wait for the CQ
+ * event, acknowledge, arm again (ibv_req_notify_cq), poll once (take_send()).
+ * --cq-count/--cq-period set the CQ's moderation first (ibv_modify_cq).
+ * Reported: the events (interrupts) taken in the loaded run, events per
+ * message, and the waits that timed out.
+ *
  * By default it prints a table; with --kv one line of key=value pairs
  * (the sweep runner reads it). A benchmark, not a test: CTest runs it only
  * through the sweep runner's own test.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE	/* ppoll */
 
 #include "common.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +53,7 @@ extern unsigned int rnic_verbs_data_bits(void);
 
 #define CLOCK_MHZ 250.0
 #define MAX_POLL 256
+#define MAX_CHAIN 64
 
 enum op { OP_WRITE, OP_READ, OP_SEND, OP_FADD, OP_CSWAP };
 
@@ -59,6 +70,11 @@ struct opts {
 	int inl;
 	int lat_reps;
 	int kv;
+	int events;
+	int cq_count;
+	int cq_period;
+	int event_timeout_us;
+	int chain;
 };
 
 struct bench {
@@ -66,6 +82,8 @@ struct bench {
 	struct ibv_context *ctx[2];
 	struct ibv_pd *pd[2];
 	struct ibv_cq *scq[2], *rcq;
+	struct ibv_comp_channel *ch;	/* --events: of scq[0] */
+	uint64_t events, timeouts;
 	struct ibv_qp **qp[2];
 	int *qpi_of;		/* rnic1 QPN -> index (SEND receives) */
 	uint32_t max_qpn;
@@ -89,7 +107,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rnic_bench_op [--op write|read|send|fadd|cswap] [--size B] [--msgs N]\n"
 		"                     [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]\n"
-		"                     [--inline] [--lat-reps R] [--kv]\n");
+		"                     [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]\n"
+		"                     [--cq-period US] [--event-timeout US]] [--kv]\n");
 	exit(2);
 }
 
@@ -122,6 +141,8 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->mtu = 4096;
 	o->poll_batch = 16;
 	o->lat_reps = 16;
+	o->event_timeout_us = 100;
+	o->chain = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -152,6 +173,16 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->lat_reps = (int)arg_num(argc, argv, &i, 0, 1 << 20);
 		} else if (!strcmp(a, "--inline")) {
 			o->inl = 1;
+		} else if (!strcmp(a, "--events")) {
+			o->events = 1;
+		} else if (!strcmp(a, "--cq-count")) {
+			o->cq_count = (int)arg_num(argc, argv, &i, 0, 65535);
+		} else if (!strcmp(a, "--cq-period")) {
+			o->cq_period = (int)arg_num(argc, argv, &i, 0, 65535);
+		} else if (!strcmp(a, "--event-timeout")) {
+			o->event_timeout_us = (int)arg_num(argc, argv, &i, 1, 1000000);
+		} else if (!strcmp(a, "--chain")) {
+			o->chain = (int)arg_num(argc, argv, &i, 1, MAX_CHAIN);
 		} else if (!strcmp(a, "--kv")) {
 			o->kv = 1;
 		} else {
@@ -160,6 +191,10 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->op == OP_FADD || o->op == OP_CSWAP)
 		o->size = 8;
+	if (o->events && o->poll_batch < o->qps * o->window) {
+		fprintf(stderr, "rnic_bench_op: --events needs --poll-batch >= --qps x --window\n");
+		exit(2);
+	}
 }
 
 static enum ibv_mtu mtu_enum(int mtu)
@@ -184,43 +219,59 @@ static void post_recv(struct bench *b, int q)
 	CHECK_OK(ibv_post_recv(b->qp[1][q], &wr, &bad));
 }
 
-static void post(struct bench *b, int q, uint64_t wr_id)
+/* One send WR of the operation (wr_id and next left to the caller). */
+static void post_fill(const struct bench *b, struct ibv_send_wr *wr, struct ibv_sge *sg)
 {
 	const struct opts *o = &b->o;
-	struct ibv_sge sg = t_sge(&b->src, 0, o->size);
-	struct ibv_send_wr wr, *bad;
-	int rc;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = &sg;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
+	memset(wr, 0, sizeof(*wr));
+	wr->sg_list = sg;
+	wr->num_sge = 1;
+	wr->send_flags = IBV_SEND_SIGNALED;
 	if (o->inl && (o->op == OP_WRITE || o->op == OP_SEND))
-		wr.send_flags |= IBV_SEND_INLINE;
+		wr->send_flags |= IBV_SEND_INLINE;
 	switch (o->op) {
 	case OP_WRITE:
 	case OP_READ:
-		wr.opcode = o->op == OP_WRITE ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = t_addr(&b->dst, 0);
-		wr.wr.rdma.rkey = b->dst.mr->rkey;
+		wr->opcode = o->op == OP_WRITE ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+		wr->wr.rdma.remote_addr = t_addr(&b->dst, 0);
+		wr->wr.rdma.rkey = b->dst.mr->rkey;
 		break;
 	case OP_SEND:
-		wr.opcode = IBV_WR_SEND;
+		wr->opcode = IBV_WR_SEND;
 		break;
 	case OP_FADD:
 	case OP_CSWAP:
-		wr.opcode = o->op == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD :
-					       IBV_WR_ATOMIC_CMP_AND_SWP;
-		wr.wr.atomic.remote_addr = t_addr(&b->dst, 0);
-		wr.wr.atomic.rkey = b->dst.mr->rkey;
-		wr.wr.atomic.compare_add = o->op == OP_FADD ? 1 : 0;
-		wr.wr.atomic.swap = 0;
+		wr->opcode = o->op == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD :
+						IBV_WR_ATOMIC_CMP_AND_SWP;
+		wr->wr.atomic.remote_addr = t_addr(&b->dst, 0);
+		wr->wr.atomic.rkey = b->dst.mr->rkey;
+		wr->wr.atomic.compare_add = o->op == OP_FADD ? 1 : 0;
+		wr->wr.atomic.swap = 0;
 		break;
 	}
-	rc = ibv_post_send(b->qp[0][q], &wr, &bad);
-	CHECKF(!rc, "ibv_post_send on QP %d returned %d", q, rc);
-	b->out[q]++;
+}
+
+/* n WRs on QP q in one ibv_post_send call (a chain), wr_ids id0, id0 + 1, ... */
+static void post_chain(struct bench *b, int q, uint64_t id0, int n)
+{
+	struct ibv_sge sg = t_sge(&b->src, 0, b->o.size);
+	struct ibv_send_wr wrs[MAX_CHAIN], *bad;
+	int rc, i;
+
+	for (i = 0; i < n; i++) {
+		post_fill(b, &wrs[i], &sg);
+		wrs[i].wr_id = id0 + (uint64_t)i;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+	}
+	rc = ibv_post_send(b->qp[0][q], wrs, &bad);
+	CHECKF(!rc, "ibv_post_send of %d WRs on QP %d returned %d", n, q, rc);
+	b->out[q] += n;
+}
+
+static void post(struct bench *b, int q, uint64_t wr_id)
+{
+	post_chain(b, q, wr_id, 1);
 }
 
 /* SEND: the receiver's completions, each replaced by a new receive. */
@@ -259,6 +310,42 @@ static int poll_send(struct bench *b, struct ibv_wc *wc, int max)
 		check_wc(b, &wc[i]);
 	drain_recv(b);
 	return n;
+}
+
+/* Completions the interrupt-driven way (--events): wait for the CQ event
+ * (ppoll on the channel's fd; simulated time runs until the interrupt),
+ * take and acknowledge it, arm the CQ again, poll once. A completion the
+ * hardware wrote after the previous arm reached it (the arm is a posted
+ * MMIO write, 8 cycles) but that was not yet visible to that poll (25
+ * cycles) raised no event and was not returned: the wait gives up after
+ * --event-timeout microseconds of simulated time and polls anyway
+ * (counted as timeouts). --poll-batch must be at least the completions
+ * outstanding, so that one poll takes every one there. Without --events:
+ * one poll. */
+static int take_send(struct bench *b, struct ibv_wc *wc, int max)
+{
+	struct pollfd pfd = { .fd = b->ch ? b->ch->fd : -1, .events = POLLIN };
+	struct timespec ts;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int r;
+
+	if (!b->ch)
+		return poll_send(b, wc, max);
+	ts.tv_sec = b->o.event_timeout_us / 1000000;
+	ts.tv_nsec = (long)(b->o.event_timeout_us % 1000000) * 1000;
+	r = ppoll(&pfd, 1, &ts, NULL);
+	CHECKF(r >= 0, "ppoll on the channel fd failed");
+	if (r) {
+		CHECK_OK(ibv_get_cq_event(b->ch, &cq, &cq_ctx));
+		CHECK(cq == b->scq[0]);
+		ibv_ack_cq_events(cq, 1);
+		b->events++;
+	} else {
+		b->timeouts++;
+	}
+	CHECK_OK(ibv_req_notify_cq(b->scq[0], 0));
+	return poll_send(b, wc, max);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -301,7 +388,7 @@ static void unloaded(struct bench *b, struct result *r)
 		long empty = 0;
 
 		post(b, i % b->o.qps, (uint64_t)i);
-		while (!poll_send(b, &wc, 1))
+		while (!take_send(b, &wc, 1))
 			CHECKF(++empty < T_POLL_BOUND, "latency WR %d: no completion", i);
 		b->lat[i] = rnic_verbs_sim_cycle() - c0;
 		b->out[i % b->o.qps]--;
@@ -322,6 +409,8 @@ static void loaded(struct bench *b, struct result *r)
 	long empty = 0;
 	double w0;
 
+	b->events = 0;
+	b->timeouts = 0;
 	c0 = rnic_verbs_sim_cycle();
 	w0 = now_s();
 	while (done < o->msgs) {
@@ -330,13 +419,20 @@ static void loaded(struct bench *b, struct result *r)
 		/* Round-robin: each QP gets its window refilled in turn. */
 		for (tries = 0; tries < o->qps && posted < o->msgs; tries++) {
 			while (b->out[q] < o->window && posted < o->msgs) {
-				b->post_at[posted] = rnic_verbs_sim_cycle();
-				post(b, q, ((uint64_t)q << 32) | (uint64_t)posted);
-				posted++;
+				int n = o->chain, k;
+
+				if (n > o->window - b->out[q])
+					n = o->window - b->out[q];
+				if (n > o->msgs - posted)
+					n = o->msgs - posted;
+				for (k = 0; k < n; k++)
+					b->post_at[posted + k] = rnic_verbs_sim_cycle();
+				post_chain(b, q, ((uint64_t)q << 32) | (uint64_t)posted, n);
+				posted += n;
 			}
 			q = (q + 1) % o->qps;
 		}
-		n = poll_send(b, wc, o->poll_batch);
+		n = take_send(b, wc, o->poll_batch);
 		if (!n) {
 			CHECKF(++empty < T_POLL_BOUND, "timeout: %d of %d done", done, o->msgs);
 			continue;
@@ -403,11 +499,24 @@ static void setup(struct bench *b)
 	caps.max_inline_data = o->inl ? o->size : 0;
 	for (i = 0; i < 2; i++) {
 		b->pd[i] = CHECK_PTR(ibv_alloc_pd(b->ctx[i]));
-		b->scq[i] = t_create_cq_ch(b->ctx[i], cqe, NULL, NULL);
+		if (!i && o->events)
+			b->ch = CHECK_PTR(ibv_create_comp_channel(b->ctx[0]));
+		b->scq[i] = t_create_cq_ch(b->ctx[i], cqe, i ? NULL : b->ch, NULL);
 		b->qp[i] = calloc((size_t)o->qps, sizeof(*b->qp[i]));
 		CHECK(b->qp[i] != NULL);
 	}
 	b->rcq = t_create_cq_ch(b->ctx[1], cqe, NULL, NULL);
+	if (o->cq_count || o->cq_period) {
+		struct ibv_modify_cq_attr ma;
+
+		memset(&ma, 0, sizeof(ma));
+		ma.attr_mask = IBV_CQ_ATTR_MODERATE;
+		ma.moderate.cq_count = (uint16_t)o->cq_count;
+		ma.moderate.cq_period = (uint16_t)o->cq_period;
+		CHECK_OK(ibv_modify_cq(b->scq[0], &ma));
+	}
+	if (b->ch)
+		CHECK_OK(ibv_req_notify_cq(b->scq[0], 0));
 	for (q = 0; q < o->qps; q++) {
 		b->qp[0][q] = t_create_qp(b->pd[0], b->scq[0], b->scq[0], IBV_QPT_RC, 0,
 					  &caps, NULL);
@@ -479,6 +588,8 @@ static void teardown(struct bench *b)
 	for (i = 0; i < 2; i++) {
 		CHECK_OK(ibv_destroy_cq(b->scq[i]));
 		CHECK_OK(ibv_dealloc_pd(b->pd[i]));
+		if (!i && b->ch)
+			CHECK_OK(ibv_destroy_comp_channel(b->ch));
 		CHECK_OK(ibv_close_device(b->ctx[i]));
 		free(b->qp[i]);
 	}
@@ -503,15 +614,18 @@ int main(int argc, char **argv)
 
 	if (o->kv) {
 		printf("op=%s size=%u msgs=%d qps=%d window=%d mtu=%d poll_batch=%d inline=%d "
-		       "data_bits=%u lat_min=%" PRIu64 " lat_p50=%" PRIu64 " lat_p99=%" PRIu64
+		       "chain=%d data_bits=%u lat_min=%" PRIu64 " lat_p50=%" PRIu64 " lat_p99=%" PRIu64
 		       " lat_max=%" PRIu64 " cycles=%" PRIu64 " cycles_per_msg=%.3f "
 		       "msg_rate_mpps=%.4f goodput_gbps=%.4f goodput_pct=%.3f "
 		       "load_lat_p50=%" PRIu64 " load_lat_p90=%" PRIu64 " load_lat_p99=%" PRIu64
-		       " load_lat_max=%" PRIu64 " sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
+		       " load_lat_max=%" PRIu64 " events=%" PRIu64 " events_per_msg=%.4f"
+		       " event_timeouts=%" PRIu64
+		       " cq_count=%d cq_period=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
 		       op_names[o->op], o->size, o->msgs, o->qps, o->window, o->mtu,
-		       o->poll_batch, o->inl, rnic_verbs_data_bits(), r.ul_min, r.ul_p50,
+		       o->poll_batch, o->inl, o->chain, rnic_verbs_data_bits(), r.ul_min, r.ul_p50,
 		       r.ul_p99, r.ul_max, r.total, r.cpm_steady, r.rate_mpps,
 		       r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99, r.ll_max,
+		       b.events, (double)b.events / o->msgs, b.timeouts, o->cq_count, o->cq_period,
 		       rnic_verbs_sim_cycle(), r.sim_cps);
 	} else {
 		printf("## %s %u B rnic0 -> rnic1: %d QPs, window %d, path MTU %d, poll batch %d%s, datapath %u bits\n\n",
@@ -525,6 +639,11 @@ int main(int argc, char **argv)
 		       r.ul_min, r.ul_p50, r.ul_p99, r.ul_max, o->msgs, r.total, r.cpm_steady,
 		       r.rate_mpps, r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99,
 		       r.ll_max, r.sim_cps);
+		if (o->events)
+			printf("\n%" PRIu64 " CQ events (interrupts) for %d messages: %.3f per message; "
+			       "%" PRIu64 " waits timed out; moderation count %d, period %d us\n",
+			       b.events, o->msgs, (double)b.events / o->msgs, b.timeouts,
+			       o->cq_count, o->cq_period);
 	}
 	teardown(&b);
 	return 0;
