@@ -15,6 +15,8 @@ their cross product):
   --build NAME=...  a CMake cache variable (RNIC_DATA_W, RNIC_NQP, ...):
                     each variant is configured and built once into
                     <build-root>/<NAME=value,...> and reused by later sweeps
+                    (a variant whose values --build-dir already has runs
+                    there)
 
 The command's first word is a program of the build (looked up under the
 build directory, built with `cmake --build --target` when missing or
@@ -85,6 +87,20 @@ def variant_dir(root, build):
     if not build:
         return None
     return os.path.join(root, ",".join("%s=%s" % kv for kv in sorted(build.items())))
+
+
+def cache_vars(bdir):
+    """The CMake cache variables of a build directory ({} if none)."""
+    out = {}
+    try:
+        with open(os.path.join(bdir, "CMakeCache.txt")) as f:
+            for line in f:
+                m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*):[A-Z]+=(.*)$", line.strip())
+                if m:
+                    out[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return out
 
 
 def find_prog(bdir, name):
@@ -371,7 +387,11 @@ def main():
             b = {n: v for (k, n), v in p.items() if k == "build"}
             key = tuple(sorted(b.items()))
             if key not in variants:
-                variants[key] = (variant_dir(a.build_root, b) or a.build_dir, None)
+                # A variant the default build already is: that build.
+                cv = cache_vars(a.build_dir)
+                same = b and all(cv.get(n) == v for n, v in b.items())
+                variants[key] = ((a.build_dir if same else variant_dir(a.build_root, b)) or
+                                 a.build_dir, None)
         with open(os.path.join(a.out, "build.log"), "w") as blog:
             for key, (bdir, _) in variants.items():
                 err = None
