@@ -12,7 +12,9 @@
 #   datapath    goodput vs message size for datapath widths 128/256/512, with cells
 #   blueflame   post->CQE of 8..256-byte WRITEs with WQE-by-MMIO on and off
 #   cq_mod      CQ events per message and latency vs the moderation count
-#   qps         message rate and latency vs active QPs 1..1024
+#   qps         message rate and latency vs active QPs 1..1022 (every QP of the default
+#               1024-context build but the reserved QPNs 0 and 1)
+#   doorbells   chains of 1/4/16 WRs with one doorbell per chain or per WQE
 # With no argument: all of them, in that order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,13 +79,20 @@ study_cq_mod() {
 study_qps() {
 	run qps \
 		--bench 'rnic_bench_op --op write --size 64 --qps {qps} --window 4 --msgs 8192 --poll-batch 64 --lat-reps 64 --kv' \
-		--build RNIC_NQP=2048 --arg qps=1,2,4,8,16,32,64,128,256,512,1024 \
+		--arg qps=1,2,4,8,16,32,64,128,256,512,1022 \
 		--plot 'x=qps,y=msg_rate_mpps,logx,xlabel=active RC QPs (window 4 each),ylabel=64-byte WRITEs (Mmsg/s at 250 MHz),file=qps_rate.png' \
 		--plot 'x=qps,y=lat_p50+load_lat_p50+load_lat_p99,logx,logy,xlabel=active RC QPs (window 4 each),ylabel=cycles,file=qps_latency.png' \
 		--table qps,msg_rate_mpps,cycles_per_msg,lat_p50,lat_p99,load_lat_p50,load_lat_p99,wall_s
 }
 
-studies=${*:-cost mem_latency datapath blueflame cq_mod qps}
+study_doorbells() {
+	run doorbells \
+		--bench 'rnic_bench_op --op write --size 64 --msgs 2048 --window 16 --chain {chain} --kv' \
+		--arg chain=1,4,16 --env RNIC_DB_BATCH=0,1 \
+		--table RNIC_DB_BATCH,chain,msg_rate_mpps,cycles_per_msg,lat_p50,load_lat_p50,load_lat_p99
+}
+
+studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells}
 for s in $studies; do
 	echo "== $s" >&2
 	"study_$s"
