@@ -26,6 +26,7 @@
 unsigned int rv_inline_threshold;
 unsigned int rv_db_batch;
 unsigned int rv_blueflame;
+unsigned int rv_sq_ring_other;
 
 static unsigned int knob(const char *name)
 {
@@ -48,6 +49,7 @@ static void __attribute__((constructor)) rv_knobs_init(void)
 	rv_inline_threshold = knob("RNIC_INLINE_THRESHOLD");
 	rv_db_batch = knob("RNIC_DB_BATCH");
 	rv_blueflame = knob("RNIC_BLUEFLAME");
+	rv_sq_ring_other = rv_db_batch || rv_blueflame;
 }
 
 /* BlueFlame: the one new WQE at @idx, 64 bytes, through the doorbell page,

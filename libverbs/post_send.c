@@ -314,7 +314,7 @@ int rv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			rv_tl_post(qp, sq, pi, rv_ops[opcode].tl, bytes);
 		pi++;
 	}
-	if (unlikely(rv_db_batch | rv_blueflame) && pi != start) {
+	if (unlikely(rv_sq_ring_other) && pi != start) {
 		if (rv_blueflame && (uint16_t)(pi - start) == 1 && qp->sq.log_stride == 6)
 			rv_sq_ring_bf(qp, start);
 		else

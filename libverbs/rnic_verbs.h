@@ -370,6 +370,9 @@ extern int rv_tl_enabled RV_HIDDEN;
 extern unsigned int rv_inline_threshold RV_HIDDEN;
 extern unsigned int rv_db_batch RV_HIDDEN;
 extern unsigned int rv_blueflame RV_HIDDEN;
+/* rv_db_batch or rv_blueflame: the doorbell is not the plain one (one test
+ * in the fast path). */
+extern unsigned int rv_sq_ring_other RV_HIDDEN;
 void rv_sq_ring_batched(struct rv_qp *qp, uint16_t start, uint16_t end) RV_HIDDEN;
 void rv_sq_ring_bf(struct rv_qp *qp, uint16_t idx) RV_HIDDEN;
 void rv_tl_setup(struct rnic_sim *sim);
