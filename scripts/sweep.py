@@ -34,7 +34,8 @@ the exit status is 1 if any failed.
 Outputs in --out: results.csv, one PNG per --plot (matplotlib), log/ with
 each point's stdout and stderr, and summary.md (a Markdown table of the
 columns given with --table). --from-csv re-plots an existing CSV without
-running anything. --cost FILE joins the hardware cost of each build
+running anything (with --cost and the --build names: joined again, written
+to --out). --cost FILE joins the hardware cost of each build
 variant (scripts/synth_cost.py's CSV, rnic_top row) as cells, ffs and
 mem_bits.
 """
@@ -373,6 +374,9 @@ def main():
     if a.from_csv:
         with open(a.from_csv) as f:
             rows = list(csv.DictReader(f))
+        if a.cost:
+            join_cost(rows, a.cost, [n for k, n, _ in grid if k == "build"])
+            write_csv(os.path.join(a.out, "results.csv"), rows, pcols)
     else:
         if not a.bench:
             sys.exit("sweep: --bench is required (or --from-csv)")
