@@ -7,7 +7,8 @@
 # quote) and docs/img/<study>_*.png. Build-time variants are built once into
 # build-sweep/ and reused; the default build is ./build. Studies:
 #   cost        Yosys cells / flip-flops / memory bits per block, datapath 128/256/512
-#               (scripts/synth_cost.py, 8-entry context tables; run it before datapath)
+#               (scripts/synth_cost.py: every block, techmap gates without abc, 8-entry
+#               context tables; run it before datapath)
 #   mem_latency small-WRITE latency and message rate vs host memory read latency
 #   datapath    goodput vs message size for datapath widths 128/256/512, with cells
 #   blueflame   post->CQE of 8..256-byte WRITEs with WQE-by-MMIO on and off
@@ -34,7 +35,7 @@ run() {
 }
 
 study_cost() {
-	/usr/bin/python3 "$root/scripts/synth_cost.py" \
+	/usr/bin/python3 "$root/scripts/synth_cost.py" --no-abc \
 		--variant RNIC_DATA_W=128 --variant RNIC_DATA_W=256 --variant RNIC_DATA_W=512 \
 		--out "$data/synth_cost.csv" --md "$data/synth_cost.md"
 }
@@ -52,7 +53,7 @@ study_datapath() {
 	run datapath \
 		--bench 'rnic_bench_op --op write --size {size} --msgs 256 --lat-reps 4 --kv' \
 		--build RNIC_DATA_W=128,256,512 --arg size=64,256,1024,4096,16384,65536 \
-		--cost "$data/synth_cost.csv" \
+		$(if [ -f "$data/synth_cost.csv" ]; then echo --cost "$data/synth_cost.csv"; fi) \
 		--plot 'x=size,y=goodput_gbps,series=RNIC_DATA_W,logx,xlabel=WRITE size (bytes),ylabel=goodput (Gbit/s at 250 MHz),file=datapath_goodput.png' \
 		--plot 'x=RNIC_DATA_W,y=cells,where=size:4096,xlabel=datapath width (bits),ylabel=Yosys cells of rnic_top,file=datapath_cells.png' \
 		--table RNIC_DATA_W,size,goodput_gbps,goodput_pct,cycles_per_msg,lat_p50,cells,ffs,mem_bits

@@ -36,8 +36,8 @@ each point's stdout and stderr, and summary.md (a Markdown table of the
 columns given with --table). --from-csv re-plots an existing CSV without
 running anything (with --cost and the --build names: joined again, written
 to --out). --cost FILE joins the hardware cost of each build
-variant (scripts/synth_cost.py's CSV, rnic_top row) as cells, ffs and
-mem_bits.
+variant (scripts/synth_cost.py's CSV: the rnic_top row, or without one the
+blocks_total row) as cells, ffs and mem_bits.
 """
 import argparse
 import concurrent.futures
@@ -306,7 +306,10 @@ def write_csv(path, rows, pcols):
 
 def join_cost(rows, cost_csv, bnames):
     with open(cost_csv) as f:
-        cost = [r for r in csv.DictReader(f) if r.get("block") == "rnic_top"]
+        cost = list(csv.DictReader(f))
+    # The whole RNIC if it was synthesized, else the sum of its blocks.
+    whole = [r for r in cost if r.get("block") == "rnic_top" and r.get("status") == "ok"]
+    cost = whole or [r for r in cost if r.get("block") == "blocks_total"]
     for r in rows:
         for c in cost:
             if all(str(c.get(b)) == str(r.get(b)) for b in bnames):

@@ -60,7 +60,7 @@ def module_params(path):
     return set(re.findall(r"parameter\s+(?:int\s+unsigned\s+|int\s+)?(\w+)\s*=", head))
 
 
-def synth(block, path, pkg, mods, variant, keep):
+def synth(block, path, pkg, mods, variant, abc):
     sets = " ".join("-set %s %s" % (p, variant[c]) for p, c in PARAM_OF.items()
                     if p in module_params(path))
     with tempfile.TemporaryDirectory() as d:
@@ -73,8 +73,8 @@ def synth(block, path, pkg, mods, variant, keep):
             if sets:
                 f.write("chparam %s %s\n" % (sets, block))
             f.write("hierarchy -top %s\nsynth -run begin:fine\nopt -fast -full\ntechmap\n"
-                    "opt -fast\nabc -fast\nopt -fast\nflatten\nopt_clean\nwrite_json %s\n"
-                    % (block, js))
+                    "opt -fast\n%sflatten\nopt_clean\nwrite_json %s\n"
+                    % (block, "abc -fast\nopt -fast\n" if abc else "", js))
         t0 = time.monotonic()
         r = subprocess.run(["yosys", "-q", "-s", script], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
@@ -100,6 +100,20 @@ def synth(block, path, pkg, mods, variant, keep):
             "mem_bits": mem_bits, "mems": mems, "yosys_s": "%.1f" % sec}
 
 
+def write_out(path, rows):
+    """The CSV, sorted; written after every run, so a stopped run keeps its rows."""
+    keys = sorted(DEFAULTS)
+    rows.sort(key=lambda r: tuple(int(r[k]) for k in keys) +
+              (r["block"] != "rnic_top", r["block"]))
+    cols = keys + ["tables", "flow", "block", "status", "cells", "ffs", "mem_bits", "mems",
+                   "yosys_s"]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, restval="")
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -110,12 +124,29 @@ def main():
     ap.add_argument("--out", required=True, help="CSV")
     ap.add_argument("--md", help="Markdown table")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--no-abc", action="store_true",
+                    help="count the gates techmap makes, without abc (much faster on wide "
+                         "datapaths; more cells than the abc flow)")
+    ap.add_argument("--top", action="store_true",
+                    help="also rnic_top, the whole RNIC (over 25 minutes per variant with abc "
+                         "on a loaded 2-core machine)")
+    ap.add_argument("--summarize", action="store_true",
+                    help="run nothing: add the blocks_total rows to --out and write --md")
     ap.add_argument("--tables", type=int, default=8,
                     help="QP/CQ/MR contexts to synthesize with (0: the variant's)")
     a = ap.parse_args()
 
+    if a.summarize:
+        with open(a.out) as f:
+            rows = [r for r in csv.DictReader(f) if r["block"] != "blocks_total"]
+        rows += totals(rows)
+        write_out(a.out, rows)
+        write_md(a.md, rows)
+        return 0
     pkg, mods = sources()
     blocks = [(os.path.splitext(os.path.basename(m))[0], m) for m in mods]
+    if not a.top and not a.blocks:
+        blocks = [b for b in blocks if b[0] != "rnic_top"]
     if a.blocks:
         want = a.blocks.split(",")
         blocks = [b for b in blocks if b[0] in want]
@@ -139,7 +170,7 @@ def main():
     jobs.sort(key=lambda j: -os.path.getsize(j[2]) if j[1] != "rnic_top" else -1e9)
     rows, t0, failed = [], time.monotonic(), 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        futs = {ex.submit(synth, b, p, pkg, mods, synth_params(v), False): (v, b)
+        futs = {ex.submit(synth, b, p, pkg, mods, synth_params(v), not a.no_abc): (v, b)
                 for v, b, p in jobs}
         for i, f in enumerate(concurrent.futures.as_completed(futs)):
             v, b = futs[f]
@@ -147,6 +178,8 @@ def main():
             r.update(v)
             r["tables"] = a.tables or ""
             rows.append(r)
+            r["flow"] = "techmap" if a.no_abc else "abc"
+            write_out(a.out, rows)
             if r["status"] != "ok":
                 failed += 1
                 sys.stderr.write("synth_cost: %s (%s): %s\n" % (b, v, r["status"]))
@@ -154,17 +187,46 @@ def main():
                 i + 1, len(jobs), b, ",".join("%s=%s" % kv for kv in sorted(v.items())),
                 time.monotonic() - t0))
     keys = sorted(DEFAULTS)
-    rows.sort(key=lambda r: tuple(int(r[k]) for k in keys) +
-              (r["block"] != "rnic_top", r["block"]))
-    cols = keys + ["tables", "block", "status", "cells", "ffs", "mem_bits", "mems", "yosys_s"]
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, restval="")
-        w.writeheader()
-        w.writerows(rows)
-    if a.md:
+    write_out(a.out, rows)
+    if not a.top:
+        rows += totals(rows)
+        write_out(a.out, rows)
+    write_md(a.md, rows)
+    print("synth_cost: %d runs, %d failed; %s" % (len(rows), failed, a.out))
+    return 1 if failed else 0
+
+
+def top_children():
+    """The modules rnic_top instantiates, but rnic_fifo (its doorbell queues
+    have other widths than the module's defaults)."""
+    with open(os.path.join(ROOT, "rtl", "rnic_top.sv")) as f:
+        names = re.findall(r"^\s+(rnic_[a-z0-9_]+)\s+(?:#|u_)", f.read(), re.M)
+    return sorted(set(names) - {"rnic_fifo"})
+
+
+def totals(rows):
+    """Per variant, blocks_total: the sum over the blocks rnic_top instantiates
+    (each synthesized with the blocks below it), without rnic_top's own glue
+    and its two doorbell FIFOs."""
+    out, kids = [], top_children()
+    keys = sorted(DEFAULTS)
+    for v in sorted({tuple(r[k] for k in keys) for r in rows}):
+        rs = [r for r in rows if tuple(r[k] for k in keys) == v and r["block"] in kids]
+        if len(rs) != len(kids) or any(r["status"] != "ok" for r in rs):
+            continue
+        t = dict(rs[0])
+        t.update(block="blocks_total", status="ok", yosys_s="")
+        for c in ("cells", "ffs", "mem_bits", "mems"):
+            t[c] = sum(int(r[c]) for r in rs)
+        out.append(t)
+    return out
+
+
+def write_md(path, rows):
+    if path:
+        keys = sorted(DEFAULTS)
         vary = [k for k in keys if len({r[k] for r in rows}) > 1] or ["RNIC_DATA_W"]
-        with open(a.md, "w") as f:
+        with open(path, "w") as f:
             f.write("| %s | block | cells | flip-flops | memory bits (memories) |\n" %
                     " | ".join(vary))
             f.write("|%s---|---:|---:|---:|\n" % ("---:|" * len(vary)))
@@ -172,8 +234,6 @@ def main():
                 f.write("| %s | %s | %s | %s | %s (%s) |\n" % (
                     " | ".join(r[k] for k in vary), r["block"], r.get("cells", r["status"]),
                     r.get("ffs", ""), r.get("mem_bits", ""), r.get("mems", "")))
-    print("synth_cost: %d runs, %d failed; %s" % (len(rows), failed, a.out))
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
