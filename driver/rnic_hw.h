@@ -36,6 +36,9 @@
 #define RNIC_REG_SQ_DB		0x1000
 #define RNIC_REG_RQ_DB		0x1008
 #define RNIC_REG_CQ_DB		0x1010
+/* BlueFlame: the 8 words of a 64-byte WQE, then SQ_DB with RNIC_DB_SQ_BF. */
+#define RNIC_REG_SQ_BF		0x1040
+#define RNIC_DB_SQ_BF		(1ull << 48)
 #define RNIC_REG_SRQ_DB		0x1018
 
 #define RNIC_CMD_NARGS		8
@@ -288,6 +291,14 @@ static inline uint64_t rnic_db_cq(uint32_t cqn, int arm, int solicited)
 {
 	return (uint64_t)(cqn & 0xffffff) | ((uint64_t)!!arm << 32) |
 	       ((uint64_t)!!solicited << 33);
+}
+
+/* CQ_DB with bit 34: the CQ's moderation (ibv_modify_cq), count CQEs or
+ * period microseconds per interrupt; CQNs are 16 bits (NCq <= 65536). */
+static inline uint64_t rnic_db_cq_mod(uint32_t cqn, uint16_t count, uint16_t period_us)
+{
+	return (uint64_t)(cqn & 0xffff) | ((uint64_t)count << 16) | (1ull << 34) |
+	       ((uint64_t)period_us << 35);
 }
 
 /*

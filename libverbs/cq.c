@@ -155,6 +155,28 @@ int rv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+/* ibv_modify_cq(3), IBV_CQ_ATTR_MODERATE: from the next arm on, the CQ's
+ * event comes once cq_count completions that would each have raised it
+ * were written, or cq_period microseconds after the first of them,
+ * whichever is first (the hardware, rtl/cq/rnic_cqe_writer.sv). 0 and 0,
+ * the state of a new CQ, is an event with the first. Other attr_mask bits
+ * are EINVAL. */
+int rv_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct rv_cq *cq = to_rv_cq(ibcq);
+
+	if (!attr || (attr->attr_mask & ~(uint32_t)IBV_CQ_ATTR_MODERATE))
+		return EINVAL;
+	if (!(attr->attr_mask & IBV_CQ_ATTR_MODERATE))
+		return 0;
+	rnic_lock_leaf();
+	rnic_sim_mmio_write(cq->sim, cq->node, RNIC_REG_CQ_DB,
+			    rnic_db_cq_mod(cq->hw.cqn, attr->moderate.cq_count,
+					   attr->moderate.cq_period));
+	rnic_unlock_leaf();
+	return 0;
+}
+
 /*
  * Remove every not-yet-polled CQE of @qp (the QP was reset or destroyed):
  * the valid CQEs after it are moved up over the removed ones, keeping the

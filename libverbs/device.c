@@ -256,6 +256,7 @@ RV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vctx.query_device_ex = rv_query_device_ex;
 	ctx->vctx.create_qp_ex = rv_create_qp_ex;
 	ctx->vctx.create_cq_ex = rv_create_cq_ex;
+	ctx->vctx.modify_cq = rv_modify_cq;
 
 	rnic_lock();
 	ctx->next = rv_contexts;
@@ -384,8 +385,11 @@ static int rv_query_device_ex(struct ibv_context *context,
 	a.hca_core_clock = RV_CORE_CLOCK_KHZ;
 	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
 	a.phys_port_cnt_ex = 1;
-	/* Everything else is 0: no ODP, TSO, RSS, WQs, tag matching, CQ
-	 * moderation, packet pacing, device memory or PCI atomics. */
+	/* CQ moderation (ibv_modify_cq): 16-bit count and period. */
+	a.cq_mod_caps.max_cq_count = UINT16_MAX;
+	a.cq_mod_caps.max_cq_period = UINT16_MAX;
+	/* Everything else is 0: no ODP, TSO, RSS, WQs, tag matching, packet
+	 * pacing, device memory or PCI atomics. */
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	return 0;
 }

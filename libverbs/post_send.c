@@ -118,7 +118,10 @@ void rv_sq_ops_init(struct rv_qp *qp)
 		if (!((1u << op) & RV_OPS_NODATA) && segs - hdr < max)
 			max = segs - hdr;
 		qp->op_lim[op] = max + 1;
-		if (((1u << op) & RV_OPS_FAST) && qp->type != IBV_QPT_UD)
+		/* RNIC_INLINE_THRESHOLD: SEND and WRITE take the slow path,
+		 * which decides on inlining. */
+		if (((1u << op) & RV_OPS_FAST) && qp->type != IBV_QPT_UD &&
+		    !(rv_inline_threshold && ((1u << op) & RV_OPS_INLINE)))
 			qp->fast_lim[op] = max + 1;
 	}
 }
@@ -223,6 +226,15 @@ static __attribute__((noinline)) int rv_post_slow(struct rv_qp *qp, const struct
 		break;
 	}
 
+	if (unlikely(rv_inline_threshold) && !(flags & IBV_SEND_INLINE) &&
+	    ((1u << opcode) & RV_OPS_INLINE)) {
+		uint64_t total = 0;
+
+		for (n = 0; n < nsge; n++)
+			total += wr->sg_list[n].length;
+		if (total <= rv_inline_threshold && total <= qp->max_inline)
+			flags |= IBV_SEND_INLINE;
+	}
 	wflags = rv_wqe_flags[flags & 7] | qp->sig_all;
 	if (flags & IBV_SEND_INLINE) {
 		int k = rv_post_inline(qp, wr, seg, bytes);
@@ -302,7 +314,12 @@ int rv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			rv_tl_post(qp, sq, pi, rv_ops[opcode].tl, bytes);
 		pi++;
 	}
-	if (likely(pi != start)) {
+	if (unlikely(rv_sq_ring_other) && pi != start) {
+		if (rv_blueflame && (uint16_t)(pi - start) == 1 && qp->sq.log_stride == 6)
+			rv_sq_ring_bf(qp, start);
+		else
+			rv_sq_ring_batched(qp, start, pi);
+	} else if (likely(pi != start)) {
 		sq->pi = pi;
 		qp->dbrec->sq_pi = htole32(pi);
 		/* WQEs and the doorbell record before the doorbell. */

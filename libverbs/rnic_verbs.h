@@ -275,6 +275,7 @@ extern struct rv_context *rv_contexts RV_HIDDEN;	/* open contexts, under rnic_lo
 
 /* cq.c, cq_ex.c */
 int rv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int rv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 void rv_cq_clean(struct rv_cq *cq, struct rv_qp *qp);
 int rv_cq_init(struct rv_context *ctx, struct rv_cq *cq, uint32_t cqe,
 	       void *cq_context, struct ibv_comp_channel *channel);
@@ -364,6 +365,16 @@ enum rv_tl_op {
 };
 
 extern int rv_tl_enabled RV_HIDDEN;
+
+/* Library choices for experiments (knobs.c): 0 = off. */
+extern unsigned int rv_inline_threshold RV_HIDDEN;
+extern unsigned int rv_db_batch RV_HIDDEN;
+extern unsigned int rv_blueflame RV_HIDDEN;
+/* rv_db_batch or rv_blueflame: the doorbell is not the plain one (one test
+ * in the fast path). */
+extern unsigned int rv_sq_ring_other RV_HIDDEN;
+void rv_sq_ring_batched(struct rv_qp *qp, uint16_t start, uint16_t end) RV_HIDDEN;
+void rv_sq_ring_bf(struct rv_qp *qp, uint16_t idx) RV_HIDDEN;
 void rv_tl_setup(struct rnic_sim *sim);
 int rv_tl_qp_init(struct rv_qp *qp);
 void rv_tl_qp_fini(struct rv_qp *qp);

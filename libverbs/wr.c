@@ -416,12 +416,16 @@ static int rv_wr_complete(struct ibv_qp_ex *qpx)
 					rv_tl_post(qp, sq, idx, op, bytes);
 				}
 			}
-			sq->pi = b->pi;
-			qp->dbrec->sq_pi = htole32(b->pi);
-			/* WQEs and the doorbell record before the doorbell. */
-			__atomic_thread_fence(__ATOMIC_RELEASE);
-			rnic_sim_mmio_write(qp->sim, qp->node, RNIC_REG_SQ_DB,
-					    rnic_db_wq(qp->qpn, b->pi));
+			if (unlikely(rv_db_batch)) {
+				rv_sq_ring_batched(qp, b->start, b->pi);
+			} else {
+				sq->pi = b->pi;
+				qp->dbrec->sq_pi = htole32(b->pi);
+				/* WQEs and the doorbell record before the doorbell. */
+				__atomic_thread_fence(__ATOMIC_RELEASE);
+				rnic_sim_mmio_write(qp->sim, qp->node, RNIC_REG_SQ_DB,
+						    rnic_db_wq(qp->qpn, b->pi));
+			}
 		}
 		rnic_unlock_leaf();
 	}

@@ -91,6 +91,7 @@ module rnic_top #(
   logic [QpW-1:0] query_ctx;
   logic sq_db_valid, sq_db_ready, rq_db_valid, rq_db_ready, cq_db_valid;
   logic [63:0] db_data;
+  logic [3:0] db_bf;
   logic [63:0] cnt_tx, cnt_rx, cnt_drop, cnt_rd_err;
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t qcfg_q;
@@ -128,7 +129,7 @@ module rnic_top #(
     .qp_query_psn_i({query_rq_psn, query_sq_psn}),
     .sq_db_valid_o(sq_db_valid), .sq_db_ready_i(sq_db_ready),
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
-    .cq_db_valid_o(cq_db_valid), .db_data_o(db_data),
+    .cq_db_valid_o(cq_db_valid), .db_data_o(db_data), .db_bf_o(db_bf),
     .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
     .cnt_dma_rd_err_i(cnt_rd_err), .quiet_i(cmd_quiet), .quiet_o(mmio_quiet)
   );
@@ -142,14 +143,17 @@ module rnic_top #(
   assign qp_wr_sq_psn = cmd_args[5*64 + 16 +: 24];
   assign qp_wr_rq_psn = cmd_args[5*64 + 40 +: 24];
 
-  // SQ doorbells queue up so MMIO is not stalled by a busy scheduler.
+  // SQ doorbells queue up so MMIO is not stalled by a busy scheduler; the
+  // BlueFlame WQE words go through the same queue, in order with them.
   logic sqdb_v, sqdb_r;
   logic [63:0] sqdb_d;
+  logic [3:0] sqdb_bf;
   logic [2:0] sqdb_cnt;
-  rnic_fifo #(.Width(64), .Depth(4)) u_sq_db_q (
+  rnic_fifo #(.Width(68), .Depth(4)) u_sq_db_q (
     .clk_i, .rst_ni,
-    .in_valid_i(sq_db_valid), .in_ready_o(sq_db_ready), .in_data_i(db_data),
-    .out_valid_o(sqdb_v), .out_ready_i(sqdb_r), .out_data_o(sqdb_d), .count_o(sqdb_cnt)
+    .in_valid_i(sq_db_valid), .in_ready_o(sq_db_ready), .in_data_i({db_bf, db_data}),
+    .out_valid_o(sqdb_v), .out_ready_i(sqdb_r), .out_data_o({sqdb_bf, sqdb_d}),
+    .count_o(sqdb_cnt)
   );
   logic rqdb_v, rqdb_r;
   logic [63:0] rqdb_d;
@@ -247,7 +251,7 @@ module rnic_top #(
   logic [23:0] drained_qpn;
   rnic_sq_fetch #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_sq_fetch (
     .clk_i, .rst_ni,
-    .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d),
+    .db_valid_i(sqdb_v), .db_ready_o(sqdb_r), .db_data_i(sqdb_d), .db_bf_i(sqdb_bf),
     .done_valid_i(done_valid), .done_ready_o(done_ready), .done_qpn_i(done_qpn),
     .done_ci_i(done_ci),
     .rewind_valid_i(rewind_valid), .rewind_ready_o(rewind_ready),

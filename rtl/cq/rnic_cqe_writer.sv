@@ -8,10 +8,20 @@
 // to the event queue. Asynchronous events (from the transport engine, and
 // CQ errors) are written as CQE-sized records to CQ 0, the device's event
 // queue, which always interrupts. Events go first, then completions.
+//
+// CQ moderation (ibv_modify_cq): a CQ_DB write with bit 34 sets a CQ's
+// count and period; an armed CQ with either then interrupts once `count`
+// CQEs that would have interrupted were written, or `period` microseconds
+// (ClkPerUs cycles each) after the first of them, whichever comes first.
+// Its pending CQEs are counted in one of ModSlots slots, each with a
+// countdown; a CQE that finds no free slot interrupts at once. Count and
+// period 0 (the state after the CQ is created) is no moderation.
 module rnic_cqe_writer #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NCq = 1024,
-  parameter int unsigned Depth = 4
+  parameter int unsigned Depth = 4,
+  parameter int unsigned ModSlots = 4,
+  parameter int unsigned ClkPerUs = 250
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -22,7 +32,8 @@ module rnic_cqe_writer #(
   input  logic        aev_valid_i,
   output logic        aev_ready_o,
   input  logic [31:0] aev_i,
-  // CQ context writes (reset the producer index) and arm doorbells
+  // CQ context writes (reset the producer index), arm and moderation
+  // doorbells ([15:0] CQN, [31:16] count, [34] moderation, [50:35] period)
   input  logic        cq_wr_i,
   input  logic [23:0] cq_wr_idx_i,
   input  logic        arm_valid_i,
@@ -165,10 +176,70 @@ module rnic_cqe_writer #(
   assign overrun = (rd_st_q == 2'd3) && full;
   assign qpop = done || drop || overrun;
 
-  logic fire;
-  assign fire = done && (is_ev ||
-                         (armed_q[n] && (!sol_q[n] || c.flags[rnic_pkg::CqeFlagSolicited] ||
-                                         (c.status != rnic_pkg::WcSuccess))));
+  // A CQE that would interrupt (the CQ is armed and, for a solicited-only
+  // arm, the CQE is solicited or an error).
+  logic want;
+  assign want = armed_q[n] && (!sol_q[n] || c.flags[rnic_pkg::CqeFlagSolicited] ||
+                               (c.status != rnic_pkg::WcSuccess));
+
+  // ---------------------------------------------------------------------------
+  // Moderation: per CQ {count, period} (valid once set since the CQ was
+  // created), and the slots of the moderated CQs with CQEs pending
+  // ---------------------------------------------------------------------------
+  localparam int unsigned SlotW = (ModSlots > 1) ? $clog2(ModSlots) : 1;
+  localparam int unsigned DownW = 16 + $clog2(ClkPerUs + 1);
+  logic [31:0] mod_q [NCq];   // {period us, count}
+  logic mod_on_q [NCq];
+  logic mod_wr, arm_wr;
+  assign mod_wr = arm_valid_i && arm_data_i[34] && (32'(arm_data_i[15:0]) < 32'(NCq));
+  assign arm_wr = arm_valid_i && !arm_data_i[34] && (arm_data_i[23:0] < 24'(NCq));
+
+  logic [15:0] mcnt, mper;
+  assign mcnt = mod_on_q[n] ? mod_q[n][15:0] : 16'd0;
+  assign mper = mod_on_q[n] ? mod_q[n][31:16] : 16'd0;
+  logic moderated;
+  assign moderated = !is_ev && ((mcnt > 16'd1) || (mper != 16'd0));
+
+  logic [ModSlots-1:0] sv_q;
+  logic [CqW-1:0] scq_q [ModSlots];
+  logic [15:0] scnt_q [ModSlots];
+  logic [DownW-1:0] sdown_q [ModSlots];  // cycles left; 0: no period; 1: due
+
+  logic hit, has_free, tdue;
+  logic [SlotW-1:0] hit_idx, free_idx, tidx;
+  always_comb begin
+    hit = 1'b0;
+    hit_idx = '0;
+    has_free = 1'b0;
+    free_idx = '0;
+    tdue = 1'b0;
+    tidx = '0;
+    for (int unsigned k = 0; k < ModSlots; k++) begin
+      if (sv_q[k] && (scq_q[k] == n) && !hit) begin
+        hit = 1'b1;
+        hit_idx = SlotW'(k);
+      end
+      if (!sv_q[k] && !has_free) begin
+        has_free = 1'b1;
+        free_idx = SlotW'(k);
+      end
+      if (sv_q[k] && (sdown_q[k] == DownW'(1)) && !tdue) begin
+        tdue = 1'b1;
+        tidx = SlotW'(k);
+      end
+    end
+  end
+  logic [15:0] cnt_now;
+  assign cnt_now = (hit ? scnt_q[hit_idx] : 16'd0) + 16'd1;
+  logic reach;
+  assign reach = (mcnt != 16'd0) && (cnt_now >= mcnt);
+
+  // A CQE interrupts now, or is counted in its CQ's slot (a new one if it
+  // has none); a slot whose period ran out interrupts when no CQE does.
+  logic fire, hold, tfire;
+  assign fire = done && (is_ev || (want && (!moderated || reach || (!hit && !has_free))));
+  assign hold = done && want && moderated && !fire;
+  assign tfire = tdue && !fire;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -179,8 +250,8 @@ module rnic_cqe_writer #(
       ovf_v_q <= 1'b0;
       ovf_cqn_q <= '0;
     end else begin
-      irq_valid_o <= fire;
-      irq_cqn_o <= c.cqn;
+      irq_valid_o <= fire || tfire;
+      irq_cqn_o <= fire ? c.cqn : 16'(scq_q[tidx]);
       if (wr_valid_o && wr_ready_i) beat_q <= wr_last_o ? '0 : beat_q + 1'b1;
       if (ovf_v_q && q_in_ready) ovf_v_q <= 1'b0;
       unique case (rd_st_q)
@@ -198,14 +269,50 @@ module rnic_cqe_writer #(
     end
   end
 
+  // Slots: taken by a held CQE, counted down, freed by the interrupt or
+  // when their CQ is disarmed or created again.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sv_q <= '0;
+      for (int unsigned k = 0; k < ModSlots; k++) begin
+        scq_q[k] <= '0;
+        scnt_q[k] <= '0;
+        sdown_q[k] <= '0;
+      end
+    end else begin
+      for (int unsigned k = 0; k < ModSlots; k++) begin
+        if (sv_q[k] && (sdown_q[k] > DownW'(1))) sdown_q[k] <= sdown_q[k] - 1'b1;
+        if (sv_q[k] && ((arm_wr && !arm_data_i[32] && (scq_q[k] == arm_data_i[CqW-1:0])) ||
+                        (cq_wr_i && (cq_wr_idx_i < 24'(NCq)) &&
+                         (scq_q[k] == cq_wr_idx_i[CqW-1:0]))))
+          sv_q[k] <= 1'b0;
+      end
+      if (hold && hit) scnt_q[hit_idx] <= cnt_now;
+      if (hold && !hit) begin
+        sv_q[free_idx] <= 1'b1;
+        scq_q[free_idx] <= n;
+        scnt_q[free_idx] <= 16'd1;
+        sdown_q[free_idx] <= DownW'(mper) * DownW'(ClkPerUs);
+      end
+      if (fire && hit) sv_q[hit_idx] <= 1'b0;
+      if (tfire) sv_q[tidx] <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (mod_wr) mod_q[arm_data_i[CqW-1:0]] <= {arm_data_i[50:35], arm_data_i[31:16]};
+  end
+
   always_ff @(posedge clk_i) begin
     if (done) pi_q[n] <= pi + 32'd1;
     if (fire && !is_ev) armed_q[n] <= 1'b0;
+    if (tfire) armed_q[scq_q[tidx]] <= 1'b0;
+    if (mod_wr) mod_on_q[arm_data_i[CqW-1:0]] <= 1'b1;
     // A record that could not be read leaves the cached index as it was
     // (the CQE is then treated as an overrun).
     if ((rd_st_q == 2'd2) && rd_rsp_valid_i && !rd_rsp_err_i) ci_q[n] <= rd_rsp_data_i[31:0];
     if (overrun) err_q[n] <= 1'b1;
-    if (arm_valid_i && (arm_data_i[23:0] < 24'(NCq))) begin
+    if (arm_wr) begin
       armed_q[arm_data_i[CqW-1:0]] <= arm_data_i[32];
       sol_q[arm_data_i[CqW-1:0]] <= arm_data_i[33];
     end
@@ -214,10 +321,12 @@ module rnic_cqe_writer #(
       ci_q[cq_wr_idx_i[CqW-1:0]] <= '0;
       err_q[cq_wr_idx_i[CqW-1:0]] <= 1'b0;
       armed_q[cq_wr_idx_i[CqW-1:0]] <= 1'b0;
+      mod_on_q[cq_wr_idx_i[CqW-1:0]] <= 1'b0;
     end
   end
 
-  assign quiet_o = !qv && !ovf_v_q && (rd_st_q == 2'd0) && !irq_valid_o;
+  // A slot counts down every cycle: not quiet while one is taken.
+  assign quiet_o = !qv && !ovf_v_q && (rd_st_q == 2'd0) && !irq_valid_o && (sv_q == '0);
 
   assign ev_send_o = done && !is_ev && !c.opcode[7];
   assign ev_recv_o = done && !is_ev && c.opcode[7];
@@ -225,6 +334,6 @@ module rnic_cqe_writer #(
   assign ev_idx_o = c.wqe_idx;
 
   logic unused;
-  assign unused = ^{qcount, arm_data_i[63:34], arm_data_i[31:24], img_sh[511:DataW],
+  assign unused = ^{qcount, arm_data_i[63:51], img_sh[511:DataW],
                     rd_rsp_data_i[DataW-1:32]};
 endmodule

@@ -37,6 +37,9 @@ module rnic_mmio #(
   input  logic        rq_db_ready_i,
   output logic        cq_db_valid_o,
   output logic [63:0] db_data_o,
+  // BlueFlame: the SQ doorbell queue also carries the words of a WQE
+  // written to SQ_BF0..7: [3] a WQE word, [2:0] which
+  output logic [3:0]  db_bf_o,
   // Counters
   input  logic [63:0] cnt_tx_pkts_i,
   input  logic [63:0] cnt_rx_pkts_i,
@@ -62,6 +65,7 @@ module rnic_mmio #(
   localparam logic [15:0] RegRqDb = 16'h1008;
   localparam logic [15:0] RegCqDb = 16'h1010;
   localparam logic [15:0] RegSrqDb = 16'h1018;
+  localparam logic [15:0] RegSqBf0 = 16'h1040;
 
   localparam logic [7:0] CmdQpWrite = 8'h01;
   localparam logic [7:0] CmdQpQuery = 8'h02;
@@ -87,17 +91,21 @@ module rnic_mmio #(
 
   assign addr = mmio_addr_i;
   // A doorbell write waits until its queue takes it; everything else is immediate.
-  assign db_wait = mmio_we_i && (((addr == RegSqDb) && !sq_db_ready_i) ||
+  logic is_bf;
+  assign is_bf = (addr[15:6] == RegSqBf0[15:6]);
+  assign db_wait = mmio_we_i && ((((addr == RegSqDb) || is_bf) && !sq_db_ready_i) ||
                                  (((addr == RegRqDb) || (addr == RegSrqDb)) && !rq_db_ready_i));
   assign mmio_ready_o = !db_wait;
   assign wr = mmio_valid_i && mmio_we_i && !db_wait;
   assign rd = mmio_valid_i && !mmio_we_i;
 
-  assign sq_db_valid_o = mmio_valid_i && mmio_we_i && (addr == RegSqDb);
+  assign sq_db_valid_o = mmio_valid_i && mmio_we_i && ((addr == RegSqDb) || is_bf);
+  assign db_bf_o = {is_bf, addr[5:3]};
   // SRQ doorbells share the receive doorbell queue; bit 63 marks them.
   assign rq_db_valid_o = mmio_valid_i && mmio_we_i && ((addr == RegRqDb) || (addr == RegSrqDb));
   assign cq_db_valid_o = wr && (addr == RegCqDb);
-  assign db_data_o = {(addr == RegSrqDb), mmio_wdata_i[62:0]};
+  // A BlueFlame word is WQE data: all 64 bits go through.
+  assign db_data_o = {is_bf ? mmio_wdata_i[63] : (addr == RegSrqDb), mmio_wdata_i[62:0]};
 
   assign port_mac_o = mac_q;
   assign port_ip_o = ip_q;

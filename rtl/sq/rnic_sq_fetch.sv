@@ -27,6 +27,13 @@
 // event, or a whole round of the sweep passed since anything that decides
 // one changed. Then only the sweep position moves; skip_i makes this edge
 // stand for skip_cycles_i edges.
+//
+// BlueFlame: the doorbell queue also brings the eight words of a 64-byte
+// WQE software wrote to SQ_BF0..7 just before its doorbell; a doorbell with
+// bit 48 that adds exactly that one WQE claims them, and when the QP comes
+// to fetch it the WQE goes out from the buffer instead of a DMA read. It is
+// in the SQ ring too, so a rewind reads it from host memory as usual. New
+// words drop an unused claim; they wait while a claimed WQE is in flight.
 module rnic_sq_fetch #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
@@ -39,6 +46,7 @@ module rnic_sq_fetch #(
   input  logic        db_valid_i,
   output logic        db_ready_o,
   input  logic [63:0] db_data_i,
+  input  logic [3:0]  db_bf_i,       // [3] a BlueFlame WQE word, [2:0] which
   // Completer progress
   input  logic        done_valid_i,
   output logic        done_ready_o,
@@ -95,7 +103,7 @@ module rnic_sq_fetch #(
   localparam int unsigned BeatsMax = WqeBits / DataW;
   localparam int unsigned BeatW = (BeatsMax > 1) ? $clog2(BeatsMax) : 1;
   localparam int unsigned OutW = WqeBits + 50;
-  localparam int unsigned PendW = 49;
+  localparam int unsigned PendW = 50;
   localparam int unsigned SlotCntW = $clog2(Slots) + 1;
   localparam logic [15:0] InflMax = 16'(InflDepth);
   localparam logic [SlotCntW:0] SlotsC = (SlotCntW+1)'(Slots);
@@ -160,8 +168,17 @@ module rnic_sq_fetch #(
                  !hold_q[h];
   assign pend_cnt_w = {1'b0, pend_count};
   assign out_cnt_w = {1'b0, out_count};
+  // BlueFlame: the head's next WQE is the one in the buffer.
+  logic [63:0] bf_q [8];
+  logic [7:0] bf_have_q;
+  logic bf_v_q, bf_lock_q;
+  logic [23:0] bf_qpn_q;
+  logic [15:0] bf_idx_q;
+  logic bf_hit;
+  assign bf_hit = bf_v_q && (bf_qpn_q == act_head) && (bf_idx_q == h_fetch) && !h_err &&
+                  (ctx.sq_wqe_shift == 4'd6);
   assign can_issue = act_valid && h_work && h_window && (h_err || h_run) &&
-                     ((pend_cnt_w + out_cnt_w) < SlotsC) && (h_err || rd_req_ready_i);
+                     ((pend_cnt_w + out_cnt_w) < SlotsC) && (h_err || bf_hit || rd_req_ready_i);
   assign issue = can_issue;
   assign h_more = (h_fetch + 16'd1 != h_pi);
 
@@ -171,7 +188,7 @@ module rnic_sq_fetch #(
   assign head_idle = act_valid && (!h_work || !h_window || !(h_err || h_run));
   assign act_pop = issue || head_idle;
 
-  assign rd_req_valid_o = act_valid && h_work && h_window && h_run && !h_err &&
+  assign rd_req_valid_o = act_valid && h_work && h_window && h_run && !h_err && !bf_hit &&
                           ((pend_cnt_w + out_cnt_w) < SlotsC);
   assign rd_req_addr_o = ctx.sq_base +
       ({48'd0, h_fetch & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
@@ -197,9 +214,13 @@ module rnic_sq_fetch #(
   // taken at once: a doorbell not taken stalls all MMIO of the node.
   assign done_ready_o = (!(issue && h_more) && !rewind_valid_i) || !done_needs;
   assign done_take = done_valid_i && done_ready_o;
-  assign db_ready_o = (!(issue && h_more) && !rewind_valid_i && !(done_valid_i && done_needs)) ||
-                      !db_needs;
-  assign db_take = db_valid_i && db_ready_o;
+  // A BlueFlame word is taken unless a claimed WQE waits to go out.
+  logic bfw_take;
+  assign db_ready_o = db_bf_i[3] ? !bf_lock_q :
+                      ((!(issue && h_more) && !rewind_valid_i && !(done_valid_i && done_needs)) ||
+                       !db_needs);
+  assign db_take = db_valid_i && !db_bf_i[3] && db_ready_o;
+  assign bfw_take = db_valid_i && db_bf_i[3] && !bf_lock_q;
   // A context write may let a QP with work go on (SQD -> RTS): it is
   // queued again (one write at a time: commands are far apart).
   logic kick_v_q, kick_take;
@@ -369,14 +390,15 @@ module rnic_sq_fetch #(
   logic [15:0] pend_idx;
   logic [7:0] pend_epoch;
 
-  assign pend_in = {epoch_q[h], h_err, act_head, h_fetch};
+  logic pend_bf;
+  assign pend_in = {bf_hit, epoch_q[h], h_err, act_head, h_fetch};
   rnic_fifo #(.Width(PendW), .Depth(Slots)) u_pending (
     .clk_i, .rst_ni,
     .in_valid_i(issue), .in_ready_o(pend_in_ready), .in_data_i(pend_in),
     .out_valid_o(pend_valid), .out_ready_i(pend_pop), .out_data_o(pend_head),
     .count_o(pend_count)
   );
-  assign {pend_epoch, pend_flush, pend_qpn, pend_idx} = pend_head;
+  assign {pend_bf, pend_epoch, pend_flush, pend_qpn, pend_idx} = pend_head;
 
   logic [WqeBits-1:0] asm_q;
   logic [BeatW-1:0] beat_q;
@@ -385,9 +407,10 @@ module rnic_sq_fetch #(
   logic [OutW-1:0] out_in;
   logic beat_take;
 
-  assign rd_rsp_ready_o = pend_valid && !pend_flush && out_in_ready;
+  assign rd_rsp_ready_o = pend_valid && !pend_flush && !pend_bf && out_in_ready;
   assign beat_take = rd_rsp_valid_i && rd_rsp_ready_o;
-  assign out_push = pend_valid && out_in_ready && (pend_flush || (beat_take && rd_rsp_last_i));
+  assign out_push = pend_valid && out_in_ready &&
+                    (pend_flush || pend_bf || (beat_take && rd_rsp_last_i));
   assign pend_pop = out_push;
 
   logic [WqeBits-1:0] asm_d;
@@ -395,8 +418,43 @@ module rnic_sq_fetch #(
     asm_d = asm_q;
     asm_d[beat_q*DataW +: DataW] = rd_rsp_data_i;
   end
+  logic [WqeBits-1:0] bf_wqe;
+  always_comb begin
+    bf_wqe = '0;
+    for (int unsigned w = 0; w < 8; w++) bf_wqe[w*64 +: 64] = bf_q[w];
+  end
   assign out_in = {pend_epoch, asm_err_q || (beat_take && rd_rsp_err_i), pend_flush, pend_qpn,
-                   pend_idx, pend_flush ? '0 : asm_d};
+                   pend_idx, pend_flush ? '0 : (pend_bf ? bf_wqe : asm_d)};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int unsigned w = 0; w < 8; w++) bf_q[w] <= '0;
+      bf_have_q <= '0;
+      bf_v_q <= 1'b0;
+      bf_lock_q <= 1'b0;
+      bf_qpn_q <= '0;
+      bf_idx_q <= '0;
+    end else begin
+      if (bfw_take) begin
+        bf_q[db_bf_i[2:0]] <= db_data_i;
+        bf_have_q <= ((db_bf_i[2:0] == 3'd0) ? 8'd0 : bf_have_q) | (8'd1 << db_bf_i[2:0]);
+        bf_v_q <= 1'b0;
+      end
+      if (issue && (act_head == bf_qpn_q)) bf_v_q <= 1'b0;
+      if (issue && bf_hit) bf_lock_q <= 1'b1;
+      if (out_push && pend_bf) bf_lock_q <= 1'b0;
+      if (qp_wr_i && qp_wr_flags_i[rnic_pkg::QpFlagResetSq] && (qp_wr_idx_i == bf_qpn_q))
+        bf_v_q <= 1'b0;
+      if (db_take && db_data_i[48]) begin
+        bf_have_q <= '0;
+        if ((bf_have_q == 8'hff) && !db_back && (db_step == 16'd1) && (db_qpn < 24'(NQp))) begin
+          bf_v_q <= 1'b1;
+          bf_qpn_q <= db_qpn;
+          bf_idx_q <= db_pi - 16'd1;
+        end
+      end
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -431,6 +489,6 @@ module rnic_sq_fetch #(
   assign ev_idx_o = pend_idx;
 
   logic unused;
-  assign unused = ^{pend_in_ready, act_count, act_in_ready, db_data_i[63:48], db_data_i[31:24],
+  assign unused = ^{pend_in_ready, act_count, act_in_ready, db_data_i[63:49], db_data_i[31:24],
                     query_idx_i[23:QpW], kick_qpn_q[23:QpW]};
 endmodule

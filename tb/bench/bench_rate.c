@@ -11,7 +11,9 @@
  * measured between the first and the last completion (steady state) and
  * reported as a percentage of one message per frame time.
  *
- *   rnic_bench_rate [messages per QP count]      (default 2048)
+ *   rnic_bench_rate [--kv] [messages per QP count]      (default 2048)
+ *
+ * --kv prints one line of key=value pairs per QP count instead of the table.
  *
  * A benchmark, not a test: CTest never runs it.
  */
@@ -43,7 +45,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void run(int nqp, int total, unsigned int bytes_per_cycle)
+static void run(int nqp, int total, unsigned int bytes_per_cycle, int kv)
 {
 	struct t_pair p[MAXQP];
 	struct t_buf src[MAXQP], dst[MAXQP];
@@ -100,9 +102,16 @@ static void run(int nqp, int total, unsigned int bytes_per_cycle)
 	/* Messages completed after the first completion, over that time. */
 	rate = (double)(all - first_done) / (double)(t_last - t_first);
 	limit = 1.0 / frame_cycles;
-	printf("| %2d | %6d | %8" PRIu64 " | %6.2f | %5.1f | %.2e |\n", nqp, all,
-	       t_last - t0, 1.0 / rate, 100.0 * rate / limit,
-	       (double)(t_last - t0) / (w1 - w0));
+	if (kv)
+		printf("op=write size=%d qps=%d msgs=%d window=%d data_bits=%u cycles=%" PRIu64
+		       " cycles_per_msg=%.4f msg_rate_mpps=%.4f wire_pct=%.2f sim_cps=%.4g\n",
+		       SIZE, nqp, all, WINDOW, bytes_per_cycle * 8, t_last - t0, 1.0 / rate,
+		       250.0 * rate, 100.0 * rate / limit,
+		       (double)(t_last - t0) / (w1 - w0));
+	else
+		printf("| %2d | %6d | %8" PRIu64 " | %6.2f | %5.1f | %.2e |\n", nqp, all,
+		       t_last - t0, 1.0 / rate, 100.0 * rate / limit,
+		       (double)(t_last - t0) / (w1 - w0));
 	for (i = 0; i < nqp; i++) {
 		t_buf_free(&src[i]);
 		t_buf_free(&dst[i]);
@@ -112,17 +121,25 @@ static void run(int nqp, int total, unsigned int bytes_per_cycle)
 
 int main(int argc, char **argv)
 {
-	int total = argc > 1 ? atoi(argv[1]) : 2048;
+	int total = 2048, kv = 0, a;
 	unsigned int bpc = rnic_verbs_data_bits() / 8;
 	static const int qps[] = { 1, 2, 4, 8, 16 };
 	unsigned int i;
 
-	printf("64-byte RDMA WRITEs, %d per run, window %d per QP, datapath %u bits: one frame "
-	       "per %u cycles on the wire\n\n", total, WINDOW, bpc * 8,
-	       (SIZE + HDR + ICRC + OVERHEAD + bpc - 1) / bpc);
-	printf("| QPs | msgs | total cycles | cycles/msg (steady) | %% of wire-limited rate | "
-	       "sim cycles/s (wall) |\n|---:|---:|---:|---:|---:|---:|\n");
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--kv"))
+			kv = 1;
+		else
+			total = atoi(argv[a]);
+	}
+	if (!kv)
+		printf("64-byte RDMA WRITEs, %d per run, window %d per QP, datapath %u bits: one frame "
+		       "per %u cycles on the wire\n\n", total, WINDOW, bpc * 8,
+		       (SIZE + HDR + ICRC + OVERHEAD + bpc - 1) / bpc);
+	if (!kv)
+		printf("| QPs | msgs | total cycles | cycles/msg (steady) | %% of wire-limited rate | "
+		       "sim cycles/s (wall) |\n|---:|---:|---:|---:|---:|---:|\n");
 	for (i = 0; i < sizeof(qps) / sizeof(qps[0]); i++)
-		run(qps[i], total, bpc);
+		run(qps[i], total, bpc, kv);
 	return 0;
 }

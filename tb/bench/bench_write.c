@@ -14,6 +14,9 @@
  *     (min and max of LAT_REPS runs; the run is deterministic);
  *   - simulated cycles per wall-clock second during the throughput run.
  *
+ * With --kv it prints, instead of the table, one line of key=value pairs
+ * per size (what scripts/sweep.py reads); the measurements are the same.
+ *
  * Simulated time and the datapath width come from two functions that our
  * verbs library exports for benchmarks; they are not part of verbs.h.
  * This is a benchmark, not a test: it is never run by CTest.
@@ -169,7 +172,7 @@ static void size_str(uint32_t size, char *out, size_t len)
 		snprintf(out, len, "%u B", size);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const struct {
 		uint32_t size;
@@ -184,7 +187,15 @@ int main(void)
 	struct t_pair_cfg cfg;
 	struct bench b;
 	unsigned int data_bits;
-	int i;
+	int i, kv = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--kv")) {
+			fprintf(stderr, "usage: rnic_bench_write [--kv]\n");
+			return 2;
+		}
+		kv = 1;
+	}
 
 	data_bits = rnic_verbs_data_bits();
 	CHECKF(data_bits >= 8 && data_bits % 8 == 0,
@@ -203,6 +214,22 @@ int main(void)
 	for (i = 0; i < nruns; i++)
 		run_size(&b, runs[i].size, runs[i].n, &res[i]);
 
+	if (kv) {
+		for (i = 0; i < nruns; i++) {
+			const struct result *r = &res[i];
+
+			printf("op=write size=%u msgs=%d window=%d mtu=4096 data_bits=%u cycles=%" PRIu64
+			       " cycles_per_msg_total=%.3f cycles_per_msg=%.3f goodput_pct=%.3f"
+			       " goodput_pct_total=%.3f goodput_gbps=%.4f msg_rate_mpps=%.4f"
+			       " lat_min=%" PRIu64 " lat_max=%" PRIu64 " sim_cps=%.4g\n",
+			       r->size, r->n, WINDOW, data_bits, r->total, r->cpm_total,
+			       r->cpm_steady, r->gp_steady, r->gp_total,
+			       r->size * 8.0 * CLOCK_MHZ / 1000.0 / r->cpm_steady,
+			       CLOCK_MHZ / r->cpm_steady, r->lat_min, r->lat_max,
+			       r->cycles_per_sec);
+		}
+		goto out;
+	}
 	printf("## RDMA WRITE rnic0 -> rnic1\n\n");
 	printf("Datapath %u bits (peak %.0f B/cycle), path MTU 4096, window %d signaled WRs, one QP, %.0f MHz nominal clock.\n\n",
 	       data_bits, b.peak_bytes, WINDOW, CLOCK_MHZ);
@@ -220,6 +247,7 @@ int main(void)
 		       r->cycles_per_sec);
 	}
 
+out:
 	t_buf_free(&b.src);
 	t_buf_free(&b.dst);
 	t_pair_close(&b.p);

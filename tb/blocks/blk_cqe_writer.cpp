@@ -10,6 +10,10 @@
 // CQE exactly once in order, interrupts (arm_valid_i/arm_data_i: bit32 arm,
 // bit33 solicited only) only when armed and once per arm, the send/recv trace
 // events, and CQ context rewrites (cq_wr_i) resetting the producer index.
+// CQ moderation (arm_data_i bit 34: [15:0] CQN, [31:16] count, [50:35]
+// period in us of 250 cycles): a reference model of the four slots decides
+// on which edge each interrupt comes (count reached, period run out, no slot
+// free) and for which CQ.
 #include "Vrnic_cqe_writer.h"
 #include "blk_common.h"
 
@@ -68,6 +72,14 @@ struct Cqe {
   }
 };
 
+constexpr unsigned kSlots = 4;
+constexpr unsigned kClkPerUs = 250;
+struct Slot {
+  bool v = false;
+  unsigned cq = 0, cnt = 0;
+  uint32_t down = 0;
+};
+
 struct Cq {
   bool valid = false;
   unsigned log = 0;
@@ -76,6 +88,8 @@ struct Cq {
   uint32_t sw_ci = 0;   // software consumer index
   uint32_t issued = 0;  // CQEs requested and not yet consumed by software
   bool armed = false, sol = false;
+  bool mod_on = false;      // moderation set since the context write
+  unsigned mcnt = 0, mper = 0;
   std::deque<Cqe> to_poll;  // written, to be found by the software poller
   Bits pack() const {
     Packer p(kCqCfgW);
@@ -144,6 +158,8 @@ int main(int argc, char **argv) {
   bool irq_expected = false;
   uint16_t irq_cqn_expected = 0;
   unsigned requested = 0, written = 0, dropped = 0, irqs = 0, arms = 0, polled = 0;
+  unsigned mods = 0, held = 0, count_irqs = 0, period_irqs = 0, full_irqs = 0;
+  Slot slots[kSlots];
   unsigned written_cq0 = 0;
   unsigned ev_s = 0, ev_r = 0, wraps = 0, rewrites = 0;
   const unsigned kCqes = 20000;
@@ -204,11 +220,19 @@ int main(int argc, char **argv) {
     uint64_t arm_data = 0;
     if (top.arm_valid_i) {
       unsigned n = (unsigned)r.range(0, kNCq - 1);
-      arm_data = n | (r.chance(0.85) ? 1ull << 32 : 0) | (r.chance(0.3) ? 1ull << 33 : 0) |
-                 ((r.u64() & 0xFF) << 24) | ((r.u64() & 0x3FFFFFFF) << 34);
-      if (r.chance(0.1)) arm_data = (arm_data & ~0xFFFFFFull) | (kNCq + r.range(0, 100));
+      if (r.chance(0.2)) {
+        // moderation: count 0..6, period 0..2 us, random unused bits
+        arm_data = n | (r.range(0, 6) << 16) | (1ull << 34) | ((uint64_t)r.range(0, 2) << 35) |
+                   ((r.u64() & 0x1FFF) << 51) | (r.chance(0.5) ? 1ull << 32 : 0);
+        if (r.chance(0.1)) arm_data = (arm_data & ~0xFFFFull) | (kNCq + r.range(0, 100));
+        mods++;
+      } else {
+        arm_data = n | (r.chance(0.85) ? 1ull << 32 : 0) | (r.chance(0.3) ? 1ull << 33 : 0) |
+                   ((r.u64() & 0xFF) << 24) | ((r.u64() & 0x1FFFFFFF) << 35);
+        if (r.chance(0.1)) arm_data = (arm_data & ~0xFFFFFFull) | (kNCq + r.range(0, 100));
+        arms++;
+      }
       top.arm_data_i = arm_data;
-      arms++;
     }
     top.wr_ready_i = r.chance(p_wr);
     top.eval();
@@ -295,24 +319,74 @@ int main(int argc, char **argv) {
       wr_beat = done ? 0 : wr_beat + 1;
       last_progress = g_cycle;
     }
+    // Moderation slots before the edge: the written CQE's, a free one, a due one.
+    int hit = -1, fr = -1, td = -1;
+    for (unsigned k = 0; k < kSlots; k++) {
+      if (done && slots[k].v && slots[k].cq == done_cqe.cqn && hit < 0) hit = (int)k;
+      if (!slots[k].v && fr < 0) fr = (int)k;
+      if (slots[k].v && slots[k].down == 1 && td < 0) td = (int)k;
+    }
+    bool fire = false, hold = false;
+    unsigned cnt_now = 1, mper = 0;
+    if (done) {
+      const Cq &c = cqs[done_cqe.cqn];
+      // CQ 0, the event queue, interrupts at every record and is never disarmed.
+      const bool is_ev = done_cqe.cqn == 0;
+      const bool want = c.armed && (!c.sol || (done_cqe.flags & 8) || done_cqe.status != 0);
+      const unsigned mcnt = c.mod_on ? c.mcnt : 0;
+      mper = c.mod_on ? c.mper : 0;
+      const bool moderated = !is_ev && (mcnt > 1 || mper != 0);
+      cnt_now = (hit >= 0 ? slots[hit].cnt : 0) + 1;
+      const bool reach = mcnt != 0 && cnt_now >= mcnt;
+      fire = is_ev || (want && (!moderated || reach || (hit < 0 && fr < 0)));
+      hold = want && moderated && !fire;
+      if (fire && moderated) (reach ? count_irqs : full_irqs)++;
+    }
+    const bool tfire = td >= 0 && !fire;
+    const unsigned td_cq = td >= 0 ? slots[td].cq : 0;
+    if (fire || tfire) {
+      irq_expected = true;
+      irq_cqn_expected = fire ? done_cqe.cqn : (uint16_t)td_cq;
+    }
+    if (tfire) period_irqs++;
+    {
+      const bool arm_wr = top.arm_valid_i && !((arm_data >> 34) & 1) &&
+                          (arm_data & 0xFFFFFF) < kNCq;
+      for (unsigned k = 0; k < kSlots; k++) {
+        if (slots[k].v && slots[k].down > 1) slots[k].down--;
+        if (slots[k].v && ((arm_wr && !((arm_data >> 32) & 1) &&
+                            slots[k].cq == (arm_data & 0xFFFFFF)) ||
+                           (rewrite && slots[k].cq == rw_cq)))
+          slots[k].v = false;
+      }
+      if (hold && hit >= 0) slots[hit].cnt = cnt_now;
+      if (hold && hit < 0) {
+        slots[fr] = Slot{true, done_cqe.cqn, 1, mper * kClkPerUs};
+        held++;
+      }
+      if (fire && hit >= 0) slots[hit].v = false;
+      if (tfire) slots[td].v = false;
+      if (hold && hit >= 0) held++;
+    }
+    if (tfire) cqs[td_cq].armed = false;
     if (done) {
       Cq &c = cqs[done_cqe.cqn];
       if (done_cqe.cqn == 0) written_cq0++;
-      // CQ 0, the event queue, interrupts at every record and is never disarmed.
-      const bool fire = done_cqe.cqn == 0 ||
-                        (c.armed && (!c.sol || (done_cqe.flags & 8) || done_cqe.status != 0));
-      if (fire) {
-        irq_expected = true;
-        irq_cqn_expected = done_cqe.cqn;
-        if (done_cqe.cqn != 0) c.armed = false;
-      }
+      if (fire && done_cqe.cqn != 0) c.armed = false;
       if (((c.pi + 1) & ((1u << c.log) - 1)) == 0) wraps++;
       c.pi++;
       c.to_poll.push_back(done_cqe);
       accepted.pop_front();
       written++;
     }
-    if (top.arm_valid_i) {  // the doorbell of this edge wins over a fire in the same edge
+    if (top.arm_valid_i && ((arm_data >> 34) & 1)) {  // moderation
+      unsigned n = arm_data & 0xFFFF;
+      if (n < kNCq) {
+        cqs[n].mod_on = true;
+        cqs[n].mcnt = (arm_data >> 16) & 0xFFFF;
+        cqs[n].mper = (arm_data >> 35) & 0xFFFF;
+      }
+    } else if (top.arm_valid_i) {  // the doorbell of this edge wins over a fire in the same edge
       unsigned n = arm_data & 0xFFFFFF;
       if (n < kNCq) {
         cqs[n].armed = (arm_data >> 32) & 1;
@@ -367,6 +441,13 @@ int main(int argc, char **argv) {
   BLK_CHECK(irqs > 50 && wraps > 50 && dropped > 50 && rewrites > 20,
             "weak coverage: %u irqs, %u wraps, %u dropped, %u rewrites", irqs, wraps, dropped,
             rewrites);
+  BLK_CHECK(held > 50 && count_irqs > 10 && period_irqs > 10,
+            "weak moderation coverage: %u CQEs held, %u interrupts at the count, %u at the "
+            "period, %u with no slot free",
+            held, count_irqs, period_irqs, full_irqs);
+  info("moderation: %u writes, %u CQEs held in slots, interrupts: %u at the count, %u at the "
+       "period, %u with no slot free",
+       mods, held, count_irqs, period_irqs, full_irqs);
   info(
       "%u CQEs requested: %u written, %u dropped (no valid CQ), %u polled; %u ring wraps, %u "
       "arm doorbells, %u interrupts, %u context rewrites",
