@@ -166,8 +166,9 @@ def main():
                 d[k] = str(a.tables)
         return d
     jobs = [(v, b, p) for v in variants for b, p in blocks]
-    # The biggest first, so the long ones do not come last.
-    jobs.sort(key=lambda j: -os.path.getsize(j[2]) if j[1] != "rnic_top" else -1e9)
+    # The smallest first: rows are written as they finish, so a run stopped
+    # early still has most blocks.
+    jobs.sort(key=lambda j: os.path.getsize(j[2]) if j[1] != "rnic_top" else 1e9)
     rows, t0, failed = [], time.monotonic(), 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         futs = {ex.submit(synth, b, p, pkg, mods, synth_params(v), not a.no_abc): (v, b)
