@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One formal proof of a block contract: Yosys reads the RTL and a property
-# wrapper from tb/formal/, writes an SMT-LIB2 model, and yosys-smtbmc (z3)
-# checks it, bounded (BMC) and, with --ind, by k-induction. docs/verification.md.
+# wrapper from tb/formal/ (read_verilog -formal) and its SAT solver proves
+# the wrapper's assertions, bounded (BMC from reset) and, with --ind, by
+# k-induction. docs/verification.md.
 #
 # Usage: formal.sh --name NAME --top WRAPPER --depth N [--ind]
 #                  [--define D]... [--mutate FILE SED] [--expect-fail]
@@ -57,47 +58,52 @@ if [ -n "$mut_file" ] && ! printf '%s\n' "${files[@]}" | grep -q "^$out/"; then
   exit 2
 fi
 
-# Asynchronous resets become synchronous ones the solver can step; undriven
-# wires are free in each cycle.
-if ! yosys -q -l "$out/yosys.log" -p "
+# Yosys's own SAT solver proves the assertions under the assumptions:
+# asynchronous resets become synchronous ones it can step, every register
+# starts with an arbitrary value, rst_ni is low in step 1 (the
+# wrappers keep it high afterwards). BMC checks steps 1..depth from reset;
+# induction (-tempinduct-inductonly) shows that depth consecutive steps
+# without a failure are never followed by one, from any state.
+#
+# run <mode> <sat options>: 0 proved, 1 an assertion failed, 2 tool failure.
+run() {
+  local mode=$1
+  shift
+  local log="$out/$mode.log" vcd="$out/$mode.vcd"
+  rm -f "$vcd"
+  timeout "${FV_TIMEOUT:-300}" yosys -l "$log" -p "
 read_verilog -formal -sv ${defines[*]} ${files[*]}
 prep -flatten -top $top
+memory -nomap
+memory_map
 async2sync
-setundef -anyseq
 dffunmap
-check -assert
-write_smt2 -wires $out/model.smt2" >/dev/null 2>&1; then
-  grep -iE "error|warning" "$out/yosys.log" | tail -n 20
-  echo "formal.sh: $name: Yosys failed (log: $out/yosys.log)"
-  exit 2
-fi
-
-# run <mode> <log> <vcd> [smtbmc options]: 0 proved, 1 an assertion failed,
-# 2 the tools failed.
-run() {
-  local mode=$1 log=$2 vcd=$3
-  shift 3
-  yosys-smtbmc -s z3 --presat "$@" -t "$depth" --dump-vcd "$vcd" "$out/model.smt2" >"$log" 2>&1 || true
-  if grep -q "Status: PASSED" "$log"; then
+opt -full
+sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports $top" \
+    >/dev/null 2>&1 || true
+  if grep -q "model found for base case: FAIL" "$log" ||
+     grep -q "Temporal induction proof finished - model found: FAIL" "$log"; then
+    echo "$name: $mode depth $depth: FAILED (an assertion fails)"
+    return 1
+  elif [ $mode = bmc ] && grep -q "proved base case for $depth steps: SUCCESS" "$log"; then
     echo "$name: $mode depth $depth: PASSED"
     return 0
-  elif grep -q "Status: FAILED" "$log"; then
-    echo "$name: $mode depth $depth: FAILED"
-    grep -E "Assert failed|failed assert|Assumptions are unsatisfiable" "$log" | head -n 5 || true
-    return 1
+  elif [ $mode = induction ] && grep -q "Induction step proven: SUCCESS" "$log"; then
+    echo "$name: $mode depth $depth: PASSED ($(grep -o 'Trying induction with length [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$') steps)"
+    return 0
+  elif [ $mode = induction ] && grep -q "Reached maximum number of time steps" "$log"; then
+    echo "$name: induction did not close within $depth steps (log: $log)"
+    return 3
   fi
-  tail -n 20 "$log"
-  echo "$name: $mode: the solver did not finish (log: $log)"
+  grep -iE "error" "$log" | tail -n 10
+  echo "$name: $mode: Yosys did not finish the proof (log: $log)"
   return 2
 }
 
 rc=0
-run bmc "$out/bmc.log" "$out/bmc.vcd" || rc=$?
+run bmc -tempinduct-baseonly -set-at 1 rst_ni 0 || rc=$?
 if [ $rc = 0 ] && [ $ind = 1 ]; then
-  run induction "$out/ind.log" "$out/ind.vcd" -i || rc=$?
-  if [ $rc = 1 ]; then
-    echo "$name: induction did not close at depth $depth; counterexample to induction: $out/ind.vcd"
-  fi
+  run induction -tempinduct-inductonly || rc=$?
 fi
 
 if [ $expect_fail = 1 ]; then
@@ -105,11 +111,13 @@ if [ $expect_fail = 1 ]; then
     echo "$name: the injected bug is caught; counterexample: $out/bmc.vcd"
     exit 0
   fi
-  [ $rc = 2 ] && exit 2
+  [ $rc = 1 ] || [ $rc = 0 ] || exit 2
   echo "$name: the injected bug is NOT caught by the proof"
   exit 1
 fi
-if [ $rc = 1 ] && [ -s "$out/bmc.vcd" ]; then
-  echo "$name: counterexample: $out/bmc.vcd"
-fi
+for m in bmc induction; do
+  if [ $rc = 1 ] && [ -s "$out/$m.vcd" ]; then
+    echo "$name: counterexample ($m): $out/$m.vcd"
+  fi
+done
 exit $rc

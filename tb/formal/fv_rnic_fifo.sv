@@ -2,7 +2,7 @@
 // both sides, no overflow or underflow, count_o exact, and data out in the
 // order they went in (a shadow queue in this wrapper). The producer and
 // consumer are free except that the producer keeps valid and data stable
-// until taken (assumed); reset is asserted in the first cycle only.
+// until taken (assumed); reset is asserted in the first step only.
 module fv_rnic_fifo (
   input logic       clk_i,
   input logic       rst_ni,
@@ -19,10 +19,13 @@ module fv_rnic_fifo (
     .out_data_o, .count_o
   );
 
-  logic init = 1'b1;
-  always_ff @(posedge clk_i) init <= 1'b0;
-  always_comb if (init) assume (!rst_ni);
-  always_comb if (!init) assume (rst_ni);
+  // Reset in the first step only: formal.sh holds rst_ni low in step 1,
+  // ran is 1 ever after. (Not `ran <= 1`: Yosys would fold a register with
+  // a constant input into the constant, and the assumption would forbid the
+  // reset itself, which makes every proof vacuous.)
+  logic ran;
+  always_ff @(posedge clk_i) ran <= ran || !rst_ni;
+  always_comb if (ran) assume (rst_ni);
 
   // Shadow queue: sh0 is the oldest of n entries. A shift register, unlike
   // the DUT's circular buffer.
@@ -57,7 +60,7 @@ module fv_rnic_fifo (
   end
 
   always_comb begin
-    if (!init) begin
+    if (rst_ni) begin
       // Producer contract (assumed): valid and data held until taken.
       if (in_wait) begin
         assume (in_valid_i);
