@@ -58,12 +58,14 @@ if [ -n "$mut_file" ] && ! printf '%s\n' "${files[@]}" | grep -q "^$out/"; then
   exit 2
 fi
 
-# Yosys's own SAT solver proves the assertions under the assumptions:
-# asynchronous resets become synchronous ones it can step, every register
-# starts with an arbitrary value, rst_ni is low in step 1 (the
-# wrappers keep it high afterwards). BMC checks steps 1..depth from reset;
-# induction (-tempinduct-inductonly) shows that depth consecutive steps
-# without a failure are never followed by one, from any state.
+# Yosys's own SAT solver proves the assertions under the assumptions.
+# Asynchronous resets become synchronous ones it can step. As in the
+# Verilated model, BMC starts with every register at zero (rnic_sq_fetch
+# relies on it: docs/verification.md) and undefined values (a memory never
+# written) read as zero; rst_ni is low in step 1 (the wrappers keep it high
+# afterwards). BMC checks steps 1..depth from reset; induction
+# (-tempinduct-inductonly) shows that depth consecutive steps without a
+# failure are never followed by one, from any state.
 #
 # run <mode> <sat options>: 0 proved, 1 an assertion failed, 2 tool failure.
 run() {
@@ -75,6 +77,7 @@ run() {
 read_verilog -formal -sv ${defines[*]} ${files[*]}
 prep -flatten -top $top
 memory -nomap
+setundef -zero
 memory_map
 async2sync
 dffunmap
@@ -101,7 +104,7 @@ sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports $
 }
 
 rc=0
-run bmc -tempinduct-baseonly -set-at 1 rst_ni 0 || rc=$?
+run bmc -tempinduct-baseonly -set-init-zero -set-at 1 rst_ni 0 || rc=$?
 if [ $rc = 0 ] && [ $ind = 1 ]; then
   run induction -tempinduct-inductonly || rc=$?
 fi

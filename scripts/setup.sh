@@ -2,7 +2,7 @@
 # Install the Debian packages the build needs, only those that are missing.
 set -euo pipefail
 pkgs="cmake g++ make verilator yosys iverilog gtkwave tshark gnuplot perftest
-python3-matplotlib python3-pyverbs libsystemc-dev libibverbs-dev ibverbs-utils ccache valgrind z3"
+python3-matplotlib python3-pyverbs libsystemc-dev libibverbs-dev ibverbs-utils ccache valgrind"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
