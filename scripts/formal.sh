@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# One formal proof of a block contract: Yosys reads the RTL and a property
+# wrapper from tb/formal/ (read_verilog -formal) and its SAT solver proves
+# the wrapper's assertions, bounded (BMC from reset) and, with --ind, by
+# k-induction. docs/verification.md.
+#
+# Usage: formal.sh --name NAME --top WRAPPER --depth N [--ind]
+#                  [--define D]... [--mutate FILE SED] [--expect-fail]
+#                  [--out DIR] -- FILE...
+#   --mutate FILE SED  prove a copy of FILE edited by the sed expression SED,
+#                      which must change exactly one line (the injected bug)
+#   --expect-fail      succeed only if an assertion fails (the proof catches
+#                      the injected bug); its trace is kept as a VCD
+# A failing proof prints the counterexample's VCD path (GTKWave opens it).
+set -euo pipefail
+name="" top="" depth="" ind=0 expect_fail=0 out="" mut_file="" mut_sed=""
+defines=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --name) name=$2; shift 2 ;;
+    --top) top=$2; shift 2 ;;
+    --depth) depth=$2; shift 2 ;;
+    --ind) ind=1; shift ;;
+    --define) defines+=("-D$2"); shift 2 ;;
+    --mutate) mut_file=$2; mut_sed=$3; shift 3 ;;
+    --expect-fail) expect_fail=1; shift ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "formal.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$name" ] && [ -n "$top" ] && [ -n "$depth" ] && [ $# -gt 0 ] || {
+  echo "usage: formal.sh --name NAME --top WRAPPER --depth N [--ind] [--expect-fail] -- FILE..." >&2
+  exit 2
+}
+out=${out:-${TMPDIR:-/tmp}/rnic-formal}/$name
+rm -rf "$out"
+mkdir -p "$out"
+
+files=()
+for f in "$@"; do
+  if [ -n "$mut_file" ] && [ "$(basename "$f")" = "$(basename "$mut_file")" ]; then
+    m="$out/$(basename "$f")"
+    sed -e "$mut_sed" "$f" >"$m"
+    n=$(diff "$f" "$m" | grep -c '^>' || true)
+    if [ "$n" != 1 ]; then
+      echo "formal.sh: the mutation '$mut_sed' changed $n lines of $f (must be 1)" >&2
+      exit 2
+    fi
+    echo "injected bug in $(basename "$f"):"
+    diff "$f" "$m" | grep '^[<>]' || true
+    f=$m
+  fi
+  files+=("$f")
+done
+if [ -n "$mut_file" ] && ! printf '%s\n' "${files[@]}" | grep -q "^$out/"; then
+  echo "formal.sh: $mut_file is not among the files" >&2
+  exit 2
+fi
+
+# Yosys's own SAT solver proves the assertions under the assumptions.
+# Asynchronous resets become synchronous ones it can step. As in the
+# Verilated model, BMC starts with every register at zero (rnic_sq_fetch
+# relies on it: docs/verification.md) and undefined values (a memory never
+# written) read as zero; rst_ni is low in step 1 (the wrappers keep it high
+# afterwards). BMC checks steps 1..depth from reset; induction
+# (-tempinduct-inductonly) shows that depth consecutive steps without a
+# failure are never followed by one, from any state.
+#
+# run <mode> <sat options>: 0 proved, 1 an assertion failed, 2 tool failure.
+run() {
+  local mode=$1
+  shift
+  local log="$out/$mode.log" vcd="$out/$mode.vcd"
+  rm -f "$vcd"
+  timeout "${FV_TIMEOUT:-300}" yosys -l "$log" -p "
+read_verilog -formal -sv ${defines[*]} ${files[*]}
+prep -flatten -top $top
+memory -nomap
+setundef -zero
+memory_map
+async2sync
+dffunmap
+opt -full
+sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports $top" \
+    >/dev/null 2>&1 || true
+  if grep -q "model found for base case: FAIL" "$log" ||
+     grep -q "Temporal induction proof finished - model found: FAIL" "$log"; then
+    echo "$name: $mode depth $depth: FAILED (an assertion fails)"
+    return 1
+  elif [ $mode = bmc ] && grep -q "proved base case for $depth steps: SUCCESS" "$log"; then
+    echo "$name: $mode depth $depth: PASSED"
+    return 0
+  elif [ $mode = induction ] && grep -q "Induction step proven: SUCCESS" "$log"; then
+    echo "$name: $mode depth $depth: PASSED ($(grep -o 'Trying induction with length [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$') steps)"
+    return 0
+  elif [ $mode = induction ] && grep -q "Reached maximum number of time steps" "$log"; then
+    echo "$name: induction did not close within $depth steps (log: $log)"
+    return 3
+  fi
+  grep -iE "error" "$log" | tail -n 10
+  echo "$name: $mode: Yosys did not finish the proof (log: $log)"
+  return 2
+}
+
+rc=0
+run bmc -tempinduct-baseonly -set-init-zero -set-at 1 rst_ni 0 || rc=$?
+if [ $rc = 0 ] && [ $ind = 1 ]; then
+  run induction -tempinduct-inductonly || rc=$?
+fi
+
+if [ $expect_fail = 1 ]; then
+  if [ $rc = 1 ] && [ -s "$out/bmc.vcd" ]; then
+    echo "$name: the injected bug is caught; counterexample: $out/bmc.vcd"
+    exit 0
+  fi
+  [ $rc = 1 ] || [ $rc = 0 ] || exit 2
+  echo "$name: the injected bug is NOT caught by the proof"
+  exit 1
+fi
+for m in bmc induction; do
+  if [ $rc = 1 ] && [ -s "$out/$m.vcd" ]; then
+    echo "$name: counterexample ($m): $out/$m.vcd"
+  fi
+done
+exit $rc
