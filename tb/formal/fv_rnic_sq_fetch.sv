@@ -39,7 +39,8 @@ module fv_rnic_sq_fetch (
   logic [rnic_pkg::QpCfgW-1:0] cfg;
 
   rnic_sq_fetch #(.DataW(256), .NQp(2), .InflDepth(2), .Slots(2)) dut (
-    .clk_i, .rst_ni, .db_valid_i, .db_ready_o, .db_data_i, .done_valid_i, .done_ready_o,
+    .clk_i, .rst_ni, .db_valid_i, .db_ready_o, .db_data_i, .db_bf_i(4'd0), .done_valid_i,
+    .done_ready_o,
     .done_qpn_i, .done_ci_i, .rewind_valid_i(1'b0), .rewind_ready_o, .rewind_qpn_i(24'd0),
     .rewind_idx_i(16'd0), .rewind_hold_i(1'b0), .rewind_resume_i(1'b0), .qp_wr_i(1'b0),
     .qp_wr_idx_i(24'd0), .qp_wr_flags_i(8'd0), .ctx_idx_o, .ctx_i(cfg), .rd_req_valid_o,
