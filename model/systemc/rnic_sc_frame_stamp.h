@@ -31,6 +31,20 @@ public:
 	}
 };
 
+/* The stamp of a frame written to a frame socket; nullptr (and the payload
+ * answered with an error) for anything else: no stamp, not a write, empty. */
+inline frame_stamp *frame_of(tlm::tlm_generic_payload &t)
+{
+	frame_stamp *s = nullptr;
+
+	t.get_extension(s);
+	if (!s || !t.is_write() || !t.get_data_length()) {
+		t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+		return nullptr;
+	}
+	return s;
+}
+
 } /* namespace rnic_sc */
 
 #endif /* RNIC_SC_FRAME_STAMP_H */

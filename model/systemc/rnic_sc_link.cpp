@@ -55,14 +55,11 @@ int link::set_faults(unsigned node, unsigned dir, const rnic_wire_faults *f)
 
 void link::tx_transport(int id, tlm::tlm_generic_payload &t, sc_time &d)
 {
-	frame_stamp *s = nullptr;
+	frame_stamp *s = frame_of(t);
 
 	(void)d;
-	t.get_extension(s);
-	if (!s || !t.is_write() || !t.get_data_length()) {
-		t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+	if (!s)
 		return;
-	}
 	sent_.push_back({s->cycle, (unsigned)id,
 			 std::vector<uint8_t>(t.get_data_ptr(),
 					      t.get_data_ptr() + t.get_data_length())});

@@ -135,14 +135,11 @@ void nic::bar_transport(tlm::tlm_generic_payload &t, sc_time &d)
 
 void nic::rx_transport(tlm::tlm_generic_payload &t, sc_time &d)
 {
-	frame_stamp *s = nullptr;
+	frame_stamp *s = frame_of(t);
 
 	(void)d;
-	t.get_extension(s);
-	if (!s || !t.is_write() || !t.get_data_length()) {
-		t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+	if (!s)
 		return;
-	}
 	rnic::sim_frame_arrive(dom_.sim(), node_, s->cycle, t.get_data_ptr(), t.get_data_length());
 	t.set_response_status(tlm::TLM_OK_RESPONSE);
 }

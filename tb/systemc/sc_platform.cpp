@@ -36,7 +36,7 @@
 #include "rnic_sc_nic.h"
 #include "rnic_sc_verbs_host.h"
 
-extern "C" int rnic_app_main(void);
+extern "C" int rnic_app_main(int argc, char **argv);
 
 using namespace sc_core;
 
@@ -45,9 +45,14 @@ int sc_main(int argc, char **argv)
 	bool timed = false, free_clock = false;
 	unsigned rd_lat = 0, wr_lat = 0;
 	const char *vcd = nullptr;
+	/* The program's arguments: its name, then whatever follows "--". */
+	std::vector<char *> pargv{argv[0]};
 
 	for (int i = 1; i < argc; i++) {
-		if (!std::strcmp(argv[i], "--dma-timed")) {
+		if (!std::strcmp(argv[i], "--")) {
+			pargv.insert(pargv.end(), argv + i + 1, argv + argc);
+			break;
+		} else if (!std::strcmp(argv[i], "--dma-timed")) {
 			timed = true;
 		} else if (!std::strncmp(argv[i], "--mem-lat=", 10) &&
 			   std::sscanf(argv[i] + 10, "%u,%u", &rd_lat, &wr_lat) == 2) {
@@ -57,7 +62,7 @@ int sc_main(int argc, char **argv)
 			vcd = argv[i] + 6;
 		} else {
 			std::fprintf(stderr, "usage: %s [--dma-timed] [--mem-lat=R,W] [--vcd=FILE] "
-				     "[--free-clock]\n",
+				     "[--free-clock] [-- program arguments]\n",
 				     argv[0]);
 			return 2;
 		}
@@ -97,7 +102,11 @@ int sc_main(int argc, char **argv)
 		nics.emplace_back(new rnic_sc::nic(("nic" + s).c_str(), dom, i));
 		irqs.emplace_back(new sc_signal<bool>(("irq" + s).c_str()));
 	}
-	rnic_sc::verbs_host host("host", dom, iommu_ptrs, rnic_app_main);
+	const int pargc = (int)pargv.size();
+
+	pargv.push_back(nullptr);
+	rnic_sc::verbs_host host("host", dom, iommu_ptrs,
+				 [&pargv, pargc] { return rnic_app_main(pargc, pargv.data()); });
 
 	for (unsigned i = 0; i < n; i++) {
 		rnic_sc::nic &c = *nics[i];
