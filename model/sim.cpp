@@ -89,6 +89,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <type_traits>
+#include <unistd.h>
 #include <utility>
 
 #include "Vrnic_top.h"
@@ -101,6 +102,9 @@
 #include "sim_phase.h"
 #include "sim_util.h"
 #include "verilated_fst_c.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 #include "wire.h"
 
 #if RNIC_VL_EDGE_EVAL
@@ -711,6 +715,28 @@ rnic_sim::rnic_sim(const rnic_sim_cfg &c, const char *fabric)
 		nodes[i]->top->rst_ni = 1;
 }
 
+/* A coverage build (cmake -DRNIC_COVERAGE=ON) writes the counts of a
+ * simulation's models into $RNIC_COVERAGE_DIR, one file per simulation, while
+ * the models (which hold the counters) still exist; scripts/coverage.sh
+ * merges them. */
+static void cov_write(VerilatedContext *ctx)
+{
+#if VM_COVERAGE
+	static std::atomic<unsigned> seq;
+	const char *dir = std::getenv("RNIC_COVERAGE_DIR");
+
+	if (!dir || !*dir)
+		return;
+	std::string p = std::string(dir) + "/sim-" + std::to_string(getpid()) + "-" +
+			std::to_string(seq++) + ".dat";
+	/* Per instance: the FSM cover points differ only in generate indices. */
+	ctx->coveragep()->forcePerInstance(true);
+	ctx->coveragep()->write(p.c_str());
+#else
+	(void)ctx;
+#endif
+}
+
 rnic_sim::~rnic_sim()
 {
 	/* The trace refers to the models: close it first. */
@@ -718,6 +744,7 @@ rnic_sim::~rnic_sim()
 	for (unsigned i = 0; i < n; i++)
 		if (nodes[i])
 			nodes[i]->top->final();
+	cov_write(ctx.get());
 	for (unsigned i = 0; i < n; i++) {
 		nodes[i].reset();
 		links[i].detach();

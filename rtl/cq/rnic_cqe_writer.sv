@@ -336,4 +336,16 @@ module rnic_cqe_writer #(
   logic unused;
   assign unused = ^{qcount, arm_data_i[63:51], img_sh[511:DataW],
                     rd_rsp_data_i[DataW-1:32]};
+
+`ifdef RNIC_COVER
+  // Coverage builds: each state and each change of state is a cover point.
+  rnic_fsm_cover #(
+    .StW(2),
+    .NStates(4)
+  ) u_rd_st_q_cover (
+    .clk_i,
+    .rst_ni,
+    .st_i(rd_st_q)
+  );
+`endif
 endmodule

@@ -1747,4 +1747,16 @@ module rnic_rx_engine #(
   assign unused = ^{flp_count, flp_qpn[23:QpW], query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
+
+`ifdef RNIC_COVER
+  // Coverage builds: each state and each change of state is a cover point.
+  rnic_fsm_cover #(
+    .StW($bits(state_e)),
+    .NStates(int'(StInvWr) + 1)
+  ) u_st_q_cover (
+    .clk_i,
+    .rst_ni,
+    .st_i(st_q)
+  );
+`endif
 endmodule

@@ -679,4 +679,16 @@ module rnic_requester #(
   end
   logic unused;
   assign unused = ^{query_idx_i[23:QpW], npkts[31:24], rw.idx, rw.hold, rw.first_psn, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
+
+`ifdef RNIC_COVER
+  // Coverage builds: each state and each change of state is a cover point.
+  rnic_fsm_cover #(
+    .StW($bits(state_e)),
+    .NStates(int'(StMwWr) + 1)
+  ) u_st_q_cover (
+    .clk_i,
+    .rst_ni,
+    .st_i(st_q)
+  );
+`endif
 endmodule

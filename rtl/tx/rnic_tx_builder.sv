@@ -550,4 +550,16 @@ module rnic_tx_builder #(
 
   logic unused;
   assign unused = ^{eq_count, aq_count, txd_view};
+
+`ifdef RNIC_COVER
+  // Coverage builds: each state and each change of state is a cover point.
+  rnic_fsm_cover #(
+    .StW($bits(in_e)),
+    .NStates(int'(InPush) + 1)
+  ) u_in_q_cover (
+    .clk_i,
+    .rst_ni,
+    .st_i(in_q)
+  );
+`endif
 endmodule

@@ -11,7 +11,11 @@
 // - qp_cfg_t packing
 #pragma once
 
+#include <unistd.h>
 #include <verilated.h>
+#if VM_COVERAGE
+#include <verilated_cov.h>
+#endif
 
 #include <algorithm>
 #include <cstdarg>
@@ -77,6 +81,31 @@ inline int finish() {
   std::printf("[%s] PASS: %u checks, %llu cycles\n", g_bench, g_checks,
               (unsigned long long)g_cycle);
   return 0;
+}
+
+// Coverage build (cmake -DRNIC_COVERAGE=ON): write the counts of the models
+// alive in ctx to $RNIC_COVERAGE_DIR and drop them. The models hold the
+// counters, so this runs before they are destroyed (scripts/coverage.sh).
+inline void cov_dump(VerilatedContext &ctx) {
+#if VM_COVERAGE
+  static unsigned seq;
+  const char *dir = std::getenv("RNIC_COVERAGE_DIR");
+  if (dir && *dir) {
+    const std::string p = std::string(dir) + "/" + g_bench + "-" + std::to_string(getpid()) +
+                          "-" + std::to_string(seq++) + ".dat";
+    ctx.coveragep()->forcePerInstance(true);  // keeps the FSM points apart
+    ctx.coveragep()->write(p.c_str());
+  }
+  ctx.coveragep()->clear();
+#else
+  (void)ctx;
+#endif
+}
+
+// finish() of a bench whose models live in main.
+inline int finish(VerilatedContext &ctx) {
+  cov_dump(ctx);
+  return finish();
 }
 
 // ---------------------------------------------------------------------------

@@ -453,5 +453,5 @@ int main(int argc, char **argv) {
       "arm doorbells, %u interrupts, %u context rewrites",
       requested, written, dropped, polled, wraps, arms, irqs, rewrites);
   top.final();
-  return finish();
+  return finish(vctx);
 }

@@ -121,5 +121,5 @@ int main(int argc, char **argv) {
     BLK_CHECK(got == want, "ICRC start, len %u: %08x, byte-serial %08x", len, got, want);
   }
   info("pre-state for %u zero lanes: %08x", lo, pre);
-  return finish();
+  return finish(ctx);
 }

@@ -267,5 +267,5 @@ int main(int argc, char **argv) {
       "changed source",
       kN, grants, contested, alone, max_passed, beats, switched);
   top.final();
-  return finish();
+  return finish(vctx);
 }

@@ -230,5 +230,5 @@ int main(int argc, char **argv) {
       "waited while the owner of a write paused; longest wait of a CQE write: %u cycles",
       done[0], done[1], multi, beats, both_start, blocked, max_wait1);
   top.final();
-  return finish();
+  return finish(vctx);
 }

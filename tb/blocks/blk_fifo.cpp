@@ -95,6 +95,7 @@ static void run(VerilatedContext &ctx, const char *name, unsigned width, unsigne
             (unsigned long long)pushes, (unsigned long long)pops, (unsigned long long)full_cycles);
   info("%s (Width=%u Depth=%u): %llu pushes, %llu pops, %llu cycles full", name, width, depth,
        (unsigned long long)pushes, (unsigned long long)pops, (unsigned long long)full_cycles);
+  cov_dump(ctx);
 }
 
 int main(int argc, char **argv) {

@@ -549,5 +549,5 @@ int main(int argc, char **argv) {
       "query's QP (OUT registers lag the GO by one cycle)",
       stale_out);
   top.final();
-  return finish();
+  return finish(vctx);
 }

@@ -174,6 +174,7 @@ void run(VerilatedContext &ctx, const char *name, unsigned nqp, uint64_t seed)
   info("%s: %llu skips over %llu edges, %llu landed exactly on an expiry, %llu expiries", name,
        (unsigned long long)skips, (unsigned long long)skipped, (unsigned long long)exact,
        (unsigned long long)expiries);
+  cov_dump(ctx);
 }
 
 }  // namespace

@@ -534,5 +534,5 @@ int main(int argc, char **argv) {
       "per opcode %s",
       done, ks.c_str(), delivered, dropped, (unsigned long long)bp_cycles, os.c_str());
   top.final();
-  return finish();
+  return finish(vctx);
 }

@@ -218,5 +218,5 @@ int main(int argc, char **argv) {
   info("%u jobs, %u DMA writes (%u empty segments skipped), %llu bytes placed", jobs, writes,
        zero_segs, (unsigned long long)bytes);
   top.final();
-  return finish();
+  return finish(vctx);
 }

@@ -1111,5 +1111,5 @@ int main(int argc, char **argv) {
             (unsigned long long)b.n_kick_only, (unsigned long long)b.n_refetch_sqd,
             (unsigned long long)b.n_drained_wait);
   b.top.final();
-  return finish();
+  return finish(b.vctx);
 }

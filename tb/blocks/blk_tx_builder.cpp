@@ -748,5 +748,5 @@ int main(int argc, char **argv) {
       na_seen.size(), na_frames, n_drop_req, rc_evl, na_hold_cycles, na_held_frames, na_withdrawn,
       rc_offered_na_low);
   top.final();
-  return finish();
+  return finish(vctx);
 }

@@ -19,6 +19,9 @@
  *   read_resp    the READ's target page is out at the responder: its
  *                response is not sent (each of the 1 + retry_cnt tries),
  *                the requester ends in IBV_WC_RETRY_EXC_ERR.
+ *   atomic_resp  the atomic's target page is out at the responder: its
+ *                read is refused, the responder NAKs (remote access error,
+ *                IBV_WC_REM_ACCESS_ERR) and goes to ERR; nothing is added.
  * Each case checks the TX builder's DMA_RD_ERR counter and the IOMMU fault
  * counter of the node that read; every fault here is made on purpose, so
  * the CTest runs without RNIC_IOMMU_STRICT.
@@ -341,6 +344,50 @@ static void read_resp(int loopback)
 	t_pair_close(&p);
 }
 
+static void atomic_resp(int loopback)
+{
+	unsigned int acc = T_MR_ACCESS | IBV_ACCESS_REMOTE_ATOMIC;
+	struct t_pair_cfg cfg;
+	struct t_buf loc, dst;
+	unsigned int rnode;
+	struct t_pair p;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	uint64_t io, v = 41;
+
+	t_pair_default_cfg(&cfg);
+	cfg.loopback = loopback;
+	cfg.attrs[0].access |= IBV_ACCESS_REMOTE_ATOMIC;
+	cfg.attrs[1].access |= IBV_ACCESS_REMOTE_ATOMIC;
+	t_pair_open(&p, &cfg);
+	rnode = node_of(&p, 1);
+	t_buf_alloc_access(&loc, p.s[0].pd, PAGE, acc);
+	t_buf_alloc_access(&dst, p.s[1].pd, PAGE, acc);
+	memcpy(dst.p, &v, 8);
+	memset(loc.p, CANARY, PAGE);
+	io = rnic_verbs_iommu_faults(rnode);
+
+	CHECK_OK(rnic_verbs_mr_dma_fault(dst.mr, 0, PAGE, 1));
+	sg = t_sge(&loc, 0, 8);
+	POST_ATOMIC(p.s[0].qp, 60, IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_SEND_SIGNALED, &sg,
+		    t_addr(&dst, 0), dst.mr->rkey, 1, 0);
+	POLL(p.s[0].scq, 1, &wc);
+	EXPECT_WC(&wc, 60, IBV_WC_REM_ACCESS_ERR, T_ANY, p.s[0].qp->qp_num,
+		  T_ANY, T_ANY, T_ANY);
+	CHECK_EQ(rnic_verbs_iommu_faults(rnode) - io, 1);
+	CHECK_FILL(loc.p, CANARY, PAGE);
+	expect_state(p.s[1].qp, IBV_QPS_ERR);
+	CHECK_OK(rnic_verbs_mr_dma_fault(dst.mr, 0, PAGE, 0));
+	memcpy(&v, dst.p, 8);
+	CHECK_EQ(v, 41);
+	printf("atomic_resp: the responder's read is refused, REM_ACCESS_ERR, "
+	       "nothing added: ok\n");
+
+	t_buf_free(&loc);
+	t_buf_free(&dst);
+	t_pair_close(&p);
+}
+
 int main(void)
 {
 	int loopback;
@@ -351,6 +398,7 @@ int main(void)
 		rc_write(loopback);
 		ud_send(loopback);
 		read_resp(loopback);
+		atomic_resp(loopback);
 	}
 	printf("sys_dma_fault: passed\n");
 	return 0;

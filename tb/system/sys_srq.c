@@ -22,6 +22,13 @@
  *                       the limit remain, once; ibv_query_srq then reports
  *                       limit 0; another modify arms it again; max_wr cannot
  *                       change, a limit >= max_wr is EINVAL
+ *   srq_limit_ud_write_imm  the limit event when UD messages and RDMA
+ *                       WRITE_WITH_IMM (which takes a WQE for its completion)
+ *                       cross it
+ *   srq_recv_too_small  a SEND longer than the WQE's buffer: IBV_WC_LOC_LEN_ERR
+ *                       on the QP it came to, IBV_WC_REM_INV_REQ_ERR at the
+ *                       sender, the QP's last-WQE event; the next WQE serves
+ *                       the other QP
  *   srq_last_wqe        a QP on an SRQ that goes to ERR (ibv_modify_qp, or a
  *                       remote access error at the responder) gives
  *                       IBV_EVENT_QP_LAST_WQE_REACHED; the SRQ's WQEs stay
@@ -32,6 +39,7 @@
 
 #include "common.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -377,6 +385,78 @@ static void srq_limit(void)
 	printf("srq_limit: ok\n");
 }
 
+/* The limit crossed by the other two consumers of SRQ WQEs: UD messages and
+ * RDMA WRITE_WITH_IMM (its WQE gets only the completion). */
+static void srq_limit_ud_write_imm(void)
+{
+	struct ibv_srq_attr a;
+	struct srq_res r;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	unsigned int k;
+
+	srq_open(&r, 16, 1);
+	srq_post(&r, 8);
+	memset(&a, 0, sizeof(a));
+	a.srq_limit = 4;
+	CHECK_OK(ibv_modify_srq(r.srq, &a, IBV_SRQ_LIMIT));
+	for (k = 0; k < 4; k++)
+		srq_send(&r, 2, k, 32);
+	EXPECT_FD_QUIET(r.ctx[1]->async_fd, T_QUIET_MS);
+	srq_send(&r, 2, 4, 32);
+	EXPECT_ASYNC_EVENT(r.ctx[1], IBV_EVENT_SRQ_LIMIT_REACHED, r.srq);
+	for (k = 0; k < 5; k++)
+		srq_expect_recv(&r, 2, k, 32);
+
+	/* 3 left + 8 = 11; armed at 10: the 2nd WRITE_WITH_IMM leaves 9. */
+	srq_post(&r, 8);
+	a.srq_limit = 10;
+	CHECK_OK(ibv_modify_srq(r.srq, &a, IBV_SRQ_LIMIT));
+	t_fill(r.src.p, 64, 0x77);
+	for (k = 5; k < 7; k++) {
+		sg = t_sge(&r.src, 0, 64);
+		POST_SEND(r.p[0], k, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, &sg, 1,
+			  t_addr(&r.wdst, 0), r.wdst.mr->rkey, htobe32(k));
+		POLL(r.scq[0], 1, &wc);
+		EXPECT_WC(&wc, k, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, r.p[0]->qp_num, T_ANY,
+			  T_ANY, T_ANY);
+		POLL(r.rcq[1], 1, &wc);
+		EXPECT_WC(&wc, r.next_id + k, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM,
+			  r.q[0]->qp_num, 64, IBV_WC_WITH_IMM, (long long)htobe32(k));
+		if (k == 5)
+			EXPECT_FD_QUIET(r.ctx[1]->async_fd, T_QUIET_MS);
+	}
+	EXPECT_ASYNC_EVENT(r.ctx[1], IBV_EVENT_SRQ_LIMIT_REACHED, r.srq);
+	CHECK_MEM(r.wdst.p, r.src.p, 64);
+	srq_close(&r);
+	printf("srq_limit_ud_write_imm: ok\n");
+}
+
+/* A SEND longer than the SRQ WQE's buffer: the WQE completes with
+ * IBV_WC_LOC_LEN_ERR on the QP it arrived at, the sender gets
+ * IBV_WC_REM_INV_REQ_ERR; the next WQE serves the other QP. */
+static void srq_recv_too_small(void)
+{
+	struct srq_res r;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+
+	srq_open(&r, 16, 1);
+	srq_post(&r, 2);
+	sg = t_sge(&r.src, 0, SLOT + 100);
+	POST_SEND(r.p[0], 1, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1, 0, 0, 0);
+	POLL(r.scq[0], 1, &wc);
+	EXPECT_WC(&wc, 1, IBV_WC_REM_INV_REQ_ERR, T_ANY, r.p[0]->qp_num, T_ANY, T_ANY, T_ANY);
+	POLL(r.rcq[1], 1, &wc);
+	EXPECT_WC(&wc, r.next_id, IBV_WC_LOC_LEN_ERR, T_ANY, r.q[0]->qp_num, T_ANY, T_ANY,
+		  T_ANY);
+	EXPECT_ASYNC_EVENT(r.ctx[1], IBV_EVENT_QP_LAST_WQE_REACHED, r.q[0]);
+	srq_send(&r, 1, 1, 100);
+	srq_expect_recv(&r, 1, 1, 100);
+	srq_close(&r);
+	printf("srq_recv_too_small: ok\n");
+}
+
 static void srq_last_wqe(void)
 {
 	struct ibv_qp_attr a;
@@ -441,6 +521,8 @@ int main(void)
 	srq_create_attrs();
 	srq_full();
 	srq_limit();
+	srq_limit_ud_write_imm();
+	srq_recv_too_small();
 	srq_last_wqe();
 	srq_destroy_busy();
 	printf("sys_srq: passed\n");
