@@ -6,10 +6,11 @@
         [--variant RNIC_DATA_W=128 --variant RNIC_DATA_W=256,RNIC_NQP=2048 ...]
 
 For each variant (the CMake parameters of scripts/sweep.py --build:
-RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR; defaults 256 and 1024) and each
+RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH; defaults 256,
+1024 and 8) and each
 module of rtl/ (one module per file), Yosys synthesizes the module as the
-top with the parameters rnic_top gives it (DataW, NQp, NCq, NMr, where the
-module has them; the others keep their defaults), flattens it with the
+top with the parameters rnic_top gives it (DataW, NQp, NCq, NMr, InflDepth,
+where the module has them; the others keep their defaults), flattens it with the
 blocks below it, and reports the numbers below. --tables N (default 8, as
 scripts/synth_check.sh) synthesizes with N QP, CQ and MR contexts instead
 of the variant's: with 1024 the per-QP and per-CQ flag arrays that are
@@ -41,8 +42,10 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULTS = {"RNIC_DATA_W": "256", "RNIC_NQP": "1024", "RNIC_NCQ": "1024", "RNIC_NMR": "1024"}
-PARAM_OF = {"DataW": "RNIC_DATA_W", "NQp": "RNIC_NQP", "NCq": "RNIC_NCQ", "NMr": "RNIC_NMR"}
+DEFAULTS = {"RNIC_DATA_W": "256", "RNIC_NQP": "1024", "RNIC_NCQ": "1024", "RNIC_NMR": "1024",
+            "RNIC_INFL_DEPTH": "8"}
+PARAM_OF = {"DataW": "RNIC_DATA_W", "NQp": "RNIC_NQP", "NCq": "RNIC_NCQ", "NMr": "RNIC_NMR",
+            "InflDepth": "RNIC_INFL_DEPTH"}
 
 
 def sources():
@@ -139,6 +142,11 @@ def main():
     if a.summarize:
         with open(a.out) as f:
             rows = [r for r in csv.DictReader(f) if r["block"] != "blocks_total"]
+        # Rows of a CSV written before a parameter was known have its default.
+        for r in rows:
+            for k, v in DEFAULTS.items():
+                if not r.get(k):
+                    r[k] = v
         rows += totals(rows)
         write_out(a.out, rows)
         write_md(a.md, rows)
