@@ -9,6 +9,11 @@ module rnic_top #(
   // Send WQEs of a QP between fetch and completion (the completer's
   // in-flight ring per QP; a power of 2)
   parameter int unsigned InflDepth = 8,
+  // The TX builder's frame slots: TxSlots for frames of any size, TxSmall
+  // more for frames of up to 224 bytes (the frames in flight that set the
+  // small-message rate; docs/performance.md)
+  parameter int unsigned TxSlots = 3,
+  parameter int unsigned TxSmall = 8,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic                clk_i,
@@ -311,7 +316,9 @@ module rnic_top #(
   logic ev_tx_first, ev_tx_last, noack_valid, noack_err, noack_ready;
   logic [23:0] ev_tx_qpn;
   logic [15:0] ev_tx_idx;
-  rnic_tx_builder #(.DataW(DataW)) u_tx_builder (
+  rnic_tx_builder #(
+    .DataW(DataW), .NSlots(TxSlots), .NSmall(TxSmall)
+  ) u_tx_builder (
     .clk_i, .rst_ni,
     .port_mac_i(port_mac), .port_ip_i(port_ip),
     .txd_valid_i(txd_valid), .txd_ready_o(txd_ready), .txd_i(txd),

@@ -16,6 +16,9 @@
 #   qps         message rate and latency vs active QPs 1..1022 (every QP of the default
 #               1024-context build but the reserved QPNs 0 and 1)
 #   doorbells   chains of 1/4/16 WRs with one doorbell per chain or per WQE
+#   tx_slots    the TX builder's frame slots: 64-byte WRITE rate vs small slots
+#               (RNIC_TX_SMALL 0..16), goodput vs 4 KiB slots (RNIC_TX_SLOTS 1..4),
+#               with the builder's Yosys cost of each
 # With no argument: all of them, in that order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,7 +96,28 @@ study_doorbells() {
 		--table RNIC_DB_BATCH,chain,msg_rate_mpps,cycles_per_msg,lat_p50,load_lat_p50,load_lat_p99
 }
 
-studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells}
+study_tx_slots() {
+	local cost=$data/tx_slots_cost.csv
+	/usr/bin/python3 "$root/scripts/synth_cost.py" --no-abc --blocks rnic_tx_builder \
+		--variant RNIC_TX_SMALL=0 --variant RNIC_TX_SMALL=2 --variant RNIC_TX_SMALL=4 \
+		--variant RNIC_TX_SMALL=8 --variant RNIC_TX_SMALL=16 \
+		--variant RNIC_TX_SLOTS=1 --variant RNIC_TX_SLOTS=2 --variant RNIC_TX_SLOTS=4 \
+		--out "$cost" --md "$data/tx_slots_cost.md"
+	run tx_small \
+		--bench 'rnic_bench_op --op write --size 64 --qps {qps} --window 4 --msgs 4096 --poll-batch 64 --kv' \
+		--build RNIC_TX_SMALL=0,2,4,8,16 --arg qps=2,8 --cost "$cost" --cost-block rnic_tx_builder \
+		--plot 'x=RNIC_TX_SMALL,y=msg_rate_mpps,series=qps,xlabel=small frame slots (256 B) in the TX builder,ylabel=64-byte WRITEs (Mmsg/s at 250 MHz),file=tx_small_rate.png' \
+		--plot 'x=RNIC_TX_SMALL,y=mem_bits,where=qps:8,xlabel=small frame slots (256 B) in the TX builder,ylabel=TX builder memory bits,file=tx_small_bits.png' \
+		--table RNIC_TX_SMALL,qps,msg_rate_mpps,cycles_per_msg,load_lat_p50,cells,ffs,mem_bits
+	run tx_slots \
+		--bench 'rnic_bench_op --op write --size {size} --msgs 256 --lat-reps 4 --kv' \
+		--build RNIC_TX_SLOTS=1,2,3,4 --arg size=1024,4096,65536 \
+		--cost "$cost" --cost-block rnic_tx_builder \
+		--plot 'x=RNIC_TX_SLOTS,y=goodput_gbps,series=size,xlabel=4 KiB frame slots in the TX builder,ylabel=WRITE goodput (Gbit/s at 250 MHz),file=tx_slots_goodput.png' \
+		--table RNIC_TX_SLOTS,size,goodput_gbps,goodput_pct,lat_p50,cells,ffs,mem_bits
+}
+
+studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells tx_slots}
 for s in $studies; do
 	echo "== $s" >&2
 	"study_$s"

@@ -37,7 +37,8 @@ columns given with --table). --from-csv re-plots an existing CSV without
 running anything (with --cost and the --build names: joined again, written
 to --out). --cost FILE joins the hardware cost of each build
 variant (scripts/synth_cost.py's CSV: the rnic_top row, or without one the
-blocks_total row) as cells, ffs and mem_bits.
+blocks_total row; --cost-block NAME: that block's row) as cells, ffs and
+mem_bits.
 """
 import argparse
 import concurrent.futures
@@ -304,12 +305,20 @@ def write_csv(path, rows, pcols):
             w.writerow(r)
 
 
-def join_cost(rows, cost_csv, bnames):
+def join_cost(rows, cost_csv, bnames, block=None, base=None):
+    """base: the default build's cache; a parameter the sweep does not vary
+    must have its value there in the cost row."""
     with open(cost_csv) as f:
-        cost = list(csv.DictReader(f))
-    # The whole RNIC if it was synthesized, else the sum of its blocks.
-    whole = [r for r in cost if r.get("block") == "rnic_top" and r.get("status") == "ok"]
-    cost = whole or [r for r in cost if r.get("block") == "blocks_total"]
+        cost = [c for c in csv.DictReader(f) if c.get("status") == "ok"]
+    fixed = {k: v for k, v in (base or {}).items()
+             if k not in bnames and cost and k in cost[0]}
+    cost = [c for c in cost if all(c[k] == v for k, v in fixed.items())]
+    if block:
+        cost = [c for c in cost if c.get("block") == block]
+    else:
+        # The whole RNIC if it was synthesized, else the sum of its blocks.
+        whole = [c for c in cost if c.get("block") == "rnic_top"]
+        cost = whole or [c for c in cost if c.get("block") == "blocks_total"]
     for r in rows:
         for c in cost:
             if all(str(c.get(b)) == str(r.get(b)) for b in bnames):
@@ -353,6 +362,7 @@ def main():
                          "[,title=T][,xlabel=T][,ylabel=T][,file=NAME.png]")
     ap.add_argument("--table", help="comma-separated columns of summary.md")
     ap.add_argument("--cost", help="hardware cost CSV to join (scripts/synth_cost.py)")
+    ap.add_argument("--cost-block", help="join this block's cost (default: the whole RNIC)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
                     help="build used when no --build parameter is given")
@@ -378,7 +388,8 @@ def main():
         with open(a.from_csv) as f:
             rows = list(csv.DictReader(f))
         if a.cost:
-            join_cost(rows, a.cost, [n for k, n, _ in grid if k == "build"])
+            join_cost(rows, a.cost, [n for k, n, _ in grid if k == "build"], a.cost_block,
+                      cache_vars(a.build_dir))
             write_csv(os.path.join(a.out, "results.csv"), rows, pcols)
     else:
         if not a.bench:
@@ -431,7 +442,8 @@ def main():
         rows = [r for i in sorted(rows_of) for r in rows_of[i]]
         failed = prog.failed
         if a.cost:
-            join_cost(rows, a.cost, [n for k, n, _ in grid if k == "build"])
+            join_cost(rows, a.cost, [n for k, n, _ in grid if k == "build"], a.cost_block,
+                      cache_vars(a.build_dir))
         write_csv(os.path.join(a.out, "results.csv"), rows, pcols)
         print("sweep: %d points, %d failed; %s" % (len(points), failed,
                                                   os.path.join(a.out, "results.csv")))

@@ -6,11 +6,11 @@
         [--variant RNIC_DATA_W=128 --variant RNIC_DATA_W=256,RNIC_NQP=2048 ...]
 
 For each variant (the CMake parameters of scripts/sweep.py --build:
-RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH; defaults 256,
-1024 and 8) and each
+RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH, RNIC_TX_SLOTS,
+RNIC_TX_SMALL; defaults 256, 1024, 8, 3 and 8) and each
 module of rtl/ (one module per file), Yosys synthesizes the module as the
 top with the parameters rnic_top gives it (DataW, NQp, NCq, NMr, InflDepth,
-where the module has them; the others keep their defaults), flattens it with the
+TxSlots, TxSmall, or their names in rnic_tx_builder, where the module has them; the others keep their defaults), flattens it with the
 blocks below it, and reports the numbers below. --tables N (default 8, as
 scripts/synth_check.sh) synthesizes with N QP, CQ and MR contexts instead
 of the variant's: with 1024 the per-QP and per-CQ flag arrays that are
@@ -43,9 +43,12 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULTS = {"RNIC_DATA_W": "256", "RNIC_NQP": "1024", "RNIC_NCQ": "1024", "RNIC_NMR": "1024",
-            "RNIC_INFL_DEPTH": "8"}
+            "RNIC_INFL_DEPTH": "8", "RNIC_TX_SLOTS": "3", "RNIC_TX_SMALL": "8"}
 PARAM_OF = {"DataW": "RNIC_DATA_W", "NQp": "RNIC_NQP", "NCq": "RNIC_NCQ", "NMr": "RNIC_NMR",
-            "InflDepth": "RNIC_INFL_DEPTH"}
+            "InflDepth": "RNIC_INFL_DEPTH", "TxSlots": "RNIC_TX_SLOTS",
+            "TxSmall": "RNIC_TX_SMALL"}
+# Parameters a block names differently from rnic_top.
+PARAM_OF_BLOCK = {"rnic_tx_builder": {"NSlots": "RNIC_TX_SLOTS", "NSmall": "RNIC_TX_SMALL"}}
 
 
 def sources():
@@ -64,7 +67,8 @@ def module_params(path):
 
 
 def synth(block, path, pkg, mods, variant, abc):
-    sets = " ".join("-set %s %s" % (p, variant[c]) for p, c in PARAM_OF.items()
+    names = dict(PARAM_OF, **PARAM_OF_BLOCK.get(block, {}))
+    sets = " ".join("-set %s %s" % (p, variant[c]) for p, c in names.items()
                     if p in module_params(path))
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "out.json")

@@ -79,11 +79,11 @@ module rnic_tx_builder #(
   localparam int unsigned SmallWords = SmallBytes / Bytes;
   localparam int unsigned SmallMax = (SmallWords - 1) * Bytes;
   localparam int unsigned NAll = NSlots + NSmall;
-  localparam int unsigned SlotW = $clog2(NAll);
+  localparam int unsigned SlotW = (NAll > 1) ? $clog2(NAll) : 1;
   localparam int unsigned BufWords = NSlots * Words + NSmall * SmallWords;
   localparam int unsigned BufW = $clog2(BufWords);
   // rnic_fifo wants a power-of-two depth; the slots bound the occupancy.
-  localparam int unsigned QDepth = 2 ** $clog2(NAll);
+  localparam int unsigned QDepth = (NAll > 1) ? 2 ** $clog2(NAll) : 2;
 
   // ---------------------------------------------------------------------------
   // Frame slots: 0 .. NSlots-1 large, then the small ones, one buffer
