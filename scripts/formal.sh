@@ -4,23 +4,32 @@
 # the wrapper's assertions, bounded (BMC from reset) and, with --ind, by
 # k-induction. docs/verification.md.
 #
-# Usage: formal.sh --name NAME --top WRAPPER --depth N [--ind]
+# Usage: formal.sh --name NAME --top WRAPPER --depth N [--ind] [--defer] [--show SIG]...
 #                  [--define D]... [--mutate FILE SED] [--expect-fail]
 #                  [--out DIR] -- FILE...
+#   --show SIG         also trace SIG (a wrapper signal, or dut.<register>) in
+#                      the counterexample; without it the VCD has the ports
+#                      at every step and the registers' initial values only
+#   --defer            elaborate modules only with the wrapper's parameters
+#                      (read_verilog -defer): a block whose defaults are large
+#                      (1024 QPs) is never built at its default size
 #   --mutate FILE SED  prove a copy of FILE edited by the sed expression SED,
 #                      which must change exactly one line (the injected bug)
 #   --expect-fail      succeed only if an assertion fails (the proof catches
 #                      the injected bug); its trace is kept as a VCD
 # A failing proof prints the counterexample's VCD path (GTKWave opens it).
 set -euo pipefail
-name="" top="" depth="" ind=0 expect_fail=0 out="" mut_file="" mut_sed=""
+name="" top="" depth="" ind=0 expect_fail=0 out="" mut_file="" mut_sed="" defer=""
 defines=()
+shows=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) name=$2; shift 2 ;;
     --top) top=$2; shift 2 ;;
     --depth) depth=$2; shift 2 ;;
     --ind) ind=1; shift ;;
+    --defer) defer=-defer; shift ;;
+    --show) shows+=("-show" "$2"); shift 2 ;;
     --define) defines+=("-D$2"); shift 2 ;;
     --mutate) mut_file=$2; mut_sed=$3; shift 3 ;;
     --expect-fail) expect_fail=1; shift ;;
@@ -74,7 +83,7 @@ run() {
   local log="$out/$mode.log" vcd="$out/$mode.vcd"
   rm -f "$vcd"
   timeout "${FV_TIMEOUT:-300}" yosys -l "$log" -p "
-read_verilog -formal -sv ${defines[*]} ${files[*]}
+read_verilog -formal -sv $defer ${defines[*]} ${files[*]}
 prep -flatten -top $top
 memory -nomap
 setundef -zero
@@ -82,7 +91,7 @@ memory_map
 async2sync
 dffunmap
 opt -full
-sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports $top" \
+sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports ${shows[*]} $top" \
     >/dev/null 2>&1 || true
   if grep -q "model found for base case: FAIL" "$log" ||
      grep -q "Temporal induction proof finished - model found: FAIL" "$log"; then
