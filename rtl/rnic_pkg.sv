@@ -80,6 +80,18 @@ package rnic_pkg;
   localparam int unsigned WqeMaxBytes = 256;
   localparam int unsigned WqeBits = 8 * WqeMaxBytes;
   localparam int unsigned MaxSge = 4;
+  // WQEs the transport engine reads for their scatter lists (rnic_rwqe_cache):
+  // a receive WQE's 16-byte header and MaxSge SGEs (RwqeRqBytes); a READ's
+  // send WQE with its two segments before the SGEs (RwqeBytes, what an entry
+  // keeps; an atomic's has three and one SGE). The cache's tag is {kind,
+  // QP or SRQ number, WQE index}.
+  localparam int unsigned RwqeRqBytes = 16 * (1 + MaxSge);
+  localparam int unsigned RwqeBytes = 16 * (2 + MaxSge);
+  localparam int unsigned RwqeBits = 8 * RwqeBytes;
+  localparam int unsigned RwqeKeyW = 2 + 24 + 16;
+  localparam logic [1:0] RwqeRq = 2'd0;
+  localparam logic [1:0] RwqeSrq = 2'd1;
+  localparam logic [1:0] RwqeSq = 2'd2;
   localparam int unsigned CqeBytes = 64;
 
   // WQE control-segment opcodes

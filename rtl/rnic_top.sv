@@ -14,6 +14,9 @@ module rnic_top #(
   // small-message rate; docs/performance.md)
   parameter int unsigned TxSlots = 3,
   parameter int unsigned TxSmall = 8,
+  // WQEs read ahead of the SENDs and READ responses that scatter into them
+  // (rnic_rwqe_cache entries; 0: none, else a power of 2)
+  parameter int unsigned RwqeCache = 32,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic                clk_i,
@@ -207,13 +210,14 @@ module rnic_top #(
   );
 
   // ---------------------------------------------------------------------------
-  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine, 3 CQ doorbell records
+  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine, 3 CQ doorbell
+  // records, 4 WQEs read ahead (rnic_rwqe_cache)
   // ---------------------------------------------------------------------------
-  logic [3:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
-  logic [4*64-1:0] rdq_addr;
-  logic [4*16-1:0] rdq_len;
+  logic [4:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
+  logic [5*64-1:0] rdq_addr;
+  logic [5*16-1:0] rdq_len;
 
-  rnic_dma_rd_mux #(.DataW(DataW), .N(4)) u_dma_rd_mux (
+  rnic_dma_rd_mux #(.DataW(DataW), .N(5)) u_dma_rd_mux (
     .clk_i, .rst_ni,
     .req_valid_i(rdq_valid), .req_ready_o(rdq_ready), .req_addr_i(rdq_addr),
     .req_len_i(rdq_len), .rsp_valid_o(rdr_valid), .rsp_ready_i(rdr_ready),
@@ -377,6 +381,49 @@ module rnic_top #(
   logic [47:0] wr_len;
   logic [3*DataW-1:0] wr_data;
 
+  // WQEs read ahead: hinted by the engine, looked up by its receives and READ
+  // responses.
+  logic rwc_hint_valid, rwc_hint_evict, rwc_lk_hit, rwc_lk_pend, rwc_lk_err, rwc_inv;
+  logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key, rwc_lk_key, rwc_inv_key;
+  logic [63:0] rwc_hint_addr;
+  logic [15:0] rwc_hint_len;
+  logic [rnic_pkg::RwqeBits-1:0] rwc_lk_data;
+  if (RwqeCache > 0) begin : g_rwqe_cache
+    // A QP's RQ or SQ reset (creation, RESET) or an SRQ's creation drops
+    // the entries of those queues.
+    logic rwc_clr_qp, rwc_clr_srq;
+    assign rwc_clr_qp = qp_wr && (qp_wr_flags[rnic_pkg::QpFlagResetRq] ||
+                                  qp_wr_flags[rnic_pkg::QpFlagResetSq]);
+    assign rwc_clr_srq = srq_wr && cmd_args[9];
+    rnic_rwqe_cache #(.DataW(DataW), .Entries(RwqeCache)) u_rwqe_cache (
+      .clk_i, .rst_ni,
+      .hint_valid_i(rwc_hint_valid), .hint_evict_i(rwc_hint_evict), .hint_key_i(rwc_hint_key),
+      .hint_addr_i(rwc_hint_addr),
+      .hint_len_i(rwc_hint_len),
+      .lk_key_i(rwc_lk_key), .lk_hit_o(rwc_lk_hit), .lk_pend_o(rwc_lk_pend), .lk_err_o(rwc_lk_err),
+      .lk_data_o(rwc_lk_data),
+      .inv_i(rwc_inv), .inv_key_i(rwc_inv_key),
+      .clr_qp_i(rwc_clr_qp), .clr_srq_i(rwc_clr_srq), .clr_num_i(cmd_idx),
+      .rd_req_valid_o(rdq_valid[4]), .rd_req_ready_i(rdq_ready[4]),
+      .rd_req_addr_o(rdq_addr[256 +: 64]), .rd_req_len_o(rdq_len[64 +: 16]),
+      .rd_rsp_valid_i(rdr_valid[4]), .rd_rsp_ready_o(rdr_ready[4]),
+      .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
+      .rd_rsp_err_i(dma_rd_rsp_err_i)
+    );
+  end else begin : g_no_rwqe_cache
+    assign rwc_lk_hit = 1'b0;
+    assign rwc_lk_pend = 1'b0;
+    assign rwc_lk_err = 1'b0;
+    assign rwc_lk_data = '0;
+    assign rdq_valid[4] = 1'b0;
+    assign rdq_addr[256 +: 64] = '0;
+    assign rdq_len[64 +: 16] = '0;
+    assign rdr_ready[4] = 1'b1;
+    logic unused_rwc;
+    assign unused_rwc = ^{rwc_hint_valid, rwc_hint_evict, rwc_hint_key, rwc_hint_addr, rwc_hint_len, rwc_lk_key,
+                          rwc_inv, rwc_inv_key, rdq_ready[4], rdr_valid[4]};
+  end
+
   rnic_rx_engine #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_rx_engine (
     .clk_i, .rst_ni,
     .pkt_valid_i(pkt_valid), .pkt_ready_o(pkt_ready), .pkt_i(pkt),
@@ -393,6 +440,12 @@ module rnic_top #(
     .rd_rsp_valid_i(rdr_valid[2]), .rd_rsp_ready_o(rdr_ready[2]),
     .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
     .rd_rsp_err_i(dma_rd_rsp_err_i),
+    .rwc_hint_valid_o(rwc_hint_valid), .rwc_hint_evict_o(rwc_hint_evict),
+    .rwc_hint_key_o(rwc_hint_key),
+    .rwc_hint_addr_o(rwc_hint_addr), .rwc_hint_len_o(rwc_hint_len),
+    .rwc_lk_key_o(rwc_lk_key), .rwc_lk_hit_i(rwc_lk_hit), .rwc_lk_pend_i(rwc_lk_pend),
+    .rwc_lk_err_i(rwc_lk_err),
+    .rwc_lk_data_i(rwc_lk_data), .rwc_inv_o(rwc_inv), .rwc_inv_key_o(rwc_inv_key),
     .place_start_o(pl_start), .place_slot_o(pl_slot), .place_base_o(pl_base),
     .place_nseg_o(pl_nseg), .place_addr_o(pl_addr), .place_len_o(pl_len),
     .place_poff_o(pl_poff), .place_busy_i(pl_busy),

@@ -21,8 +21,10 @@
 // bytes hold the IPv4 header) before the payload. Receives come from the
 // QP's RQ or from its SRQ (a WQE is taken for a message at its first packet);
 // SRQ limit, last-WQE-reached and responder errors raise asynchronous events.
-// One event is handled at a time; placement re-reads the WQE from host memory
-// (the SGEs are not cached).
+// One event is handled at a time. The WQEs whose scatter lists placement
+// needs (a receive's, a READ's or atomic's) usually come from
+// rnic_rwqe_cache, which the engine asks to read them ahead; a miss reads
+// the WQE from host memory.
 module rnic_rx_engine #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
@@ -69,6 +71,20 @@ module rnic_rx_engine #(
   input  logic [DataW-1:0] rd_rsp_data_i,
   input  logic        rd_rsp_last_i,
   input  logic        rd_rsp_err_i,
+  // WQE cache (rnic_rwqe_cache): hints of WQEs to read ahead, the lookup of
+  // the WQE a receive or READ response needs, retired WQEs
+  output logic        rwc_hint_valid_o,
+  output logic        rwc_hint_evict_o,   // the WQE is needed next
+  output logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_o,
+  output logic [63:0] rwc_hint_addr_o,
+  output logic [15:0] rwc_hint_len_o,
+  output logic [rnic_pkg::RwqeKeyW-1:0] rwc_lk_key_o,
+  input  logic        rwc_lk_hit_i,
+  input  logic        rwc_lk_pend_i,
+  input  logic        rwc_lk_err_i,
+  input  logic [rnic_pkg::RwqeBits-1:0] rwc_lk_data_i,
+  output logic        rwc_inv_o,
+  output logic [rnic_pkg::RwqeKeyW-1:0] rwc_inv_key_o,
   // Placement unit control
   output logic        place_start_o,
   output logic [rnic_pkg::RxSlotW-1:0] place_slot_o,
@@ -206,7 +222,8 @@ module rnic_rx_engine #(
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
-    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StTxFault, StInv, StInvWr
+    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StTxFault, StInv, StInvWr,
+    StRwcWait
   } state_e;
   state_e st_q, ret_st_q;
 
@@ -501,6 +518,96 @@ module rnic_rx_engine #(
       srq.base + ({48'd0, rx_next & ((16'd1 << srq.log_size) - 16'd1)} << srq.wqe_shift) :
       ctx.rq_base + ({48'd0, rx_next & ((16'd1 << ctx.rq_log_size) - 16'd1)} << ctx.rq_wqe_shift);
   assign rx_wqe_len = use_srq ? (16'd1 << srq.wqe_shift) : (16'd1 << ctx.rq_wqe_shift);
+  // The WQE cache's tag of the WQE a receive takes (or holds), and the
+  // WQE worth reading ahead: an RQ doorbell (StRqFlush) names the head, a
+  // receive the one after its own.
+  logic [25:0] rx_num;
+  assign rx_num = use_srq ? {rnic_pkg::RwqeSrq, 8'd0, ctx.srqn} : {rnic_pkg::RwqeRq, qpn_q};
+  // A READ response or atomic ACK looks up its send WQE (the head record's)
+  // in StRdRespHead, and in StRwcWait when it waits for it (rwc_sq_q).
+  logic rwc_sq_q;
+  logic [rnic_pkg::RwqeKeyW-1:0] sq_key;
+  assign sq_key = {rnic_pkg::RwqeSq, qpn_q, head.wqe_idx};
+  assign rwc_lk_key_o = ((st_q == StRdRespHead) || ((st_q == StRwcWait) && rwc_sq_q)) ? sq_key :
+                        {rx_num, rx_next};
+  // A receive hints the WQE after its own, and in the next cycle
+  // (rwc_hint2_q) the one after that: a burst of SENDs to one QP finds them
+  // read or on their way.
+  logic [15:0] pf_next, pf_idx, pf_ci, pf_pi;
+  logic pf_more, rwc_hint2_q;
+  // A READ/atomic record taken in StIdle: its send WQE is hinted in the
+  // next cycle, when the context is the record's QP's.
+  logic sq_hint_q;
+  logic [15:0] sq_hint_idx_q;
+  assign pf_next = use_srq ? (rwqe_v_q[q] ? srq_ci_q[sn] : srq_ci_q[sn] + 16'd1) : rq_ci_q[q] + 16'd1;
+  assign pf_idx = (st_q == StRqFlush) ? rq_ci_q[q] : rwc_hint2_q ? pf_next + 16'd1 : pf_next;
+  assign pf_ci = use_srq ? srq_ci_q[sn] : rq_ci_q[q];
+  assign pf_pi = use_srq ? srq_pi_q[sn] : rq_pi_q[q];
+  // Posted and not taken: between the consumer and producer indices.
+  assign pf_more = (!use_srq || srq.valid) && ((pf_idx - pf_ci) < (pf_pi - pf_ci));
+  logic rwc_hint_q, rwc_hint_ev_q, rwc_inv_q;
+  logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_q, rwc_inv_key_q;
+  logic [63:0] rwc_hint_addr_q;
+  logic [15:0] rwc_hint_len_q;
+  assign rwc_hint_valid_o = rwc_hint_q;
+  assign rwc_hint_evict_o = rwc_hint_ev_q;
+  assign rwc_hint_key_o = rwc_hint_key_q;
+  assign rwc_hint_addr_o = rwc_hint_addr_q;
+  assign rwc_hint_len_o = rwc_hint_len_q;
+  assign rwc_inv_o = rwc_inv_q;
+  assign rwc_inv_key_o = rwc_inv_key_q;
+  // A WQE from the cache: the receive's in StReq (the SEND and UD paths
+  // only get there when they take it; the other paths ignore these
+  // registers), the send WQE's in StRdRespHead (when it goes on to the
+  // scatter list), either when StRwcWait waited for it. A send WQE's
+  // SGEs follow two segments (READ) or three (atomic); one that does not
+  // fit into the entry is read.
+  logic [2:0] rwc_first;
+  logic [7:0] rwc_cnt;
+  logic rr_fetch, sq_hit, rwc_use;
+  assign rr_fetch = head_resp && psn_in_head && ((op == rnic_pkg::OpAtomicAck) == head_atomic) &&
+                    (d_q.psn == una_q[q]);
+  assign rwc_first = (st_q == StRdRespHead) ? (head_atomic ? 3'd3 : 3'd2) :
+                     ((st_q == StRwcWait) && rwc_sq_q) ? sge_first_q : 3'd1;
+  assign rwc_cnt = (rwc_first == 3'd1) ? rwc_lk_data_i[7:0] :
+                   (rwc_lk_data_i[39:32] - {5'd0, rwc_first});
+  assign sq_hit = rwc_lk_hit_i && ((rwc_cnt > 8'd4) ||
+                  ({5'd0, rwc_first} + rwc_cnt <= 8'(rnic_pkg::RwqeBytes / 16)));
+  assign rwc_use = ((st_q == StReq) && rwc_lk_hit_i) ||
+                   ((st_q == StRdRespHead) && rr_fetch && sq_hit) ||
+                   ((st_q == StRwcWait) && (rwc_sq_q ? sq_hit : rwc_lk_hit_i));
+  logic [63:0] pf_addr, sq_pf_addr;
+  assign pf_addr = use_srq ?
+      srq.base + ({48'd0, pf_idx & ((16'd1 << srq.log_size) - 16'd1)} << srq.wqe_shift) :
+      ctx.rq_base + ({48'd0, pf_idx & ((16'd1 << ctx.rq_log_size) - 16'd1)} << ctx.rq_wqe_shift);
+  assign sq_pf_addr = ctx.sq_base +
+      ({48'd0, sq_hint_idx_q & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
+  // What a receive WQE's scatter list needs of it, and a send WQE's.
+  logic [15:0] rq_pf_len, sq_pf_len;
+  assign rq_pf_len = (rx_wqe_len < 16'(rnic_pkg::RwqeRqBytes)) ? rx_wqe_len :
+                     16'(rnic_pkg::RwqeRqBytes);
+  assign sq_pf_len = ((16'd1 << ctx.sq_wqe_shift) < 16'(rnic_pkg::RwqeBytes)) ?
+                     (16'd1 << ctx.sq_wqe_shift) : 16'(rnic_pkg::RwqeBytes);
+  // Retired or replaced: a receive WQE when its message ends (or fails or
+  // is flushed); a send WQE when a record for its slot arrives and when
+  // its last response is placed.
+  logic infl_take;
+  assign infl_take = infl_valid_i && infl_ready_o && (infl_in.qpn < 24'(NQp));
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rwc_hint_key_q <= '0;
+      rwc_hint_addr_q <= '0;
+      rwc_hint_len_q <= '0;
+      rwc_inv_key_q <= '0;
+    end else begin
+      rwc_hint_key_q <= sq_hint_q ? {rnic_pkg::RwqeSq, qpn_q, sq_hint_idx_q} : {rx_num, pf_idx};
+      rwc_hint_addr_q <= sq_hint_q ? sq_pf_addr : pf_addr;
+      rwc_hint_len_q <= sq_hint_q ? sq_pf_len : rq_pf_len;
+      rwc_inv_key_q <= infl_take ? {rnic_pkg::RwqeSq, infl_in.qpn, infl_in.wqe_idx} :
+                       ((st_q == StAfterPlace) && rnic_pkg::op_is_response(op)) ? sq_key :
+                       {rx_num, rx_widx};
+    end
+  end
   // WQEs an SRQ still holds after this message takes one
   logic [15:0] srq_left;
   assign srq_left = srq_pi_q[sn] - srq_ci_q[sn] - 16'd1;
@@ -638,7 +745,7 @@ module rnic_rx_engine #(
   assign wr_last_o = 1'b1;
 
   logic rsp_inc;
-  assign rsp_inc = (st_q == StJob) && !job_v_q && !need_cqe_q &&
+  assign rsp_inc = (st_q == StJob) && !job_v_q &&
                    (njob_q.kind != rnic_pkg::JobAck) && !njob_q.dup;
 
   // Inputs: one event at a time, errors of the command path first.
@@ -658,6 +765,7 @@ module rnic_rx_engine #(
   // no CQE, progress report, job, event or timer command waits, and the
   // queues into the engine are empty.
   assign quiet_o = idle && (st_q == StIdle) && !infl_tmr_q && tmr_idle && !tmr_v_q &&
+                   !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
                    !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
                    !aev_push_q && !release_o && !place_start_o && !qp_err_o && !rd_done_o;
   logic fl_more, fl_yield;
@@ -777,8 +885,20 @@ module rnic_rx_engine #(
       qp_err_qpn_o <= '0;
       pend_err_q <= 1'b0;
       pend_err_qpn_q <= '0;
+      rwc_hint_q <= 1'b0;
+      rwc_hint_ev_q <= 1'b0;
+      rwc_hint2_q <= 1'b0;
+      rwc_inv_q <= 1'b0;
+      rwc_sq_q <= 1'b0;
+      sq_hint_q <= 1'b0;
+      sq_hint_idx_q <= '0;
     end else begin
       release_o <= 1'b0;
+      rwc_hint_q <= (rwc_hint2_q && pf_more) || sq_hint_q;
+      rwc_hint_ev_q <= sq_hint_q;
+      rwc_hint2_q <= 1'b0;
+      sq_hint_q <= 1'b0;
+      rwc_inv_q <= 1'b0;
       place_start_o <= 1'b0;
       tmr_qpn_q <= qpn_q;
       qp_err_o <= 1'b0;
@@ -837,6 +957,10 @@ module rnic_rx_engine #(
             // not ours to keep
           end else if (infl_valid_i) begin
             qpn_q <= infl_in.qpn;
+            // The slot holds this WQE now; a READ's or atomic's is read ahead.
+            rwc_inv_q <= 1'b1;
+            sq_hint_q <= (infl_in.kind == rnic_pkg::InflNormal) && infl_in.is_read;
+            sq_hint_idx_q <= infl_in.wqe_idx;
             ring_q[{infl_in.qpn[QpW-1:0], infl_in.wqe_idx[RingW-1:0]}] <= infl_i;
             ring_v_q[infl_in.qpn[QpW-1:0]][infl_in.wqe_idx[RingW-1:0]] <= 1'b1;
             flushing_q <= 1'b0;
@@ -1148,7 +1272,8 @@ module rnic_rx_engine #(
                 adj_q <= 16'({8'd0, d_q.psn - head.first_psn} << mtu_lg);
                 plen_q <= d_q.pay_len;
               end
-              st_q <= StFetchReq;
+              rwc_sq_q <= 1'b1;
+              st_q <= sq_hit ? StMap : rwc_lk_pend_i ? StRwcWait : StFetchReq;
             end
           end else if (head_v && (head.kind == rnic_pkg::InflNormal) && psn_in_head &&
                        (d_q.psn == una_q[q])) begin
@@ -1195,7 +1320,10 @@ module rnic_rx_engine #(
                 moff_q <= 32'd20;
                 plen_q <= 13'd20;
                 adj_q <= 16'd6 + {8'd0, poff_q};
-                st_q <= StFetchReq;
+                rwc_hint_q <= pf_more;
+                rwc_hint_ev_q <= 1'b1;
+                rwc_hint2_q <= 1'b1;
+                st_q <= rwc_lk_hit_i ? StMap : rwc_lk_pend_i ? StRwcWait : StFetchReq;
               end
             end else if (d_q.psn != epsn) begin
               if (qp_uc) begin
@@ -1275,7 +1403,10 @@ module rnic_rx_engine #(
                 moff_q <= rmsg_off_q[q];
                 adj_q <= rmsg_off_q[q][15:0];
                 plen_q <= d_q.pay_len;
-                st_q <= StFetchReq;
+                rwc_hint_q <= pf_more;
+                rwc_hint_ev_q <= 1'b1;
+                rwc_hint2_q <= 1'b1;
+                st_q <= rwc_lk_hit_i ? StMap : rwc_lk_pend_i ? StRwcWait : StFetchReq;
               end else begin
                 if (use_srq && !rwqe_v_q[q]) begin
                   rwqe_q[q] <= srq_ci_q[sn];
@@ -1302,6 +1433,12 @@ module rnic_rx_engine #(
               nseg_q <= '0;
             end
           end
+        end
+        // The cache is reading this receive's WQE: wait for it (its read
+        // is older than one issued now), or read it if the entry went.
+        StRwcWait: begin
+          if (rwc_sq_q ? sq_hit : rwc_lk_hit_i) st_q <= StMap;
+          else if (!rwc_lk_pend_i || rwc_lk_hit_i) st_q <= StFetchReq;
         end
         StFetchReq: begin
           if (rd_req_ready_i) begin
@@ -1515,6 +1652,7 @@ module rnic_rx_engine #(
             una_q[q] <= d_q.psn + 24'd1;
             progress_q <= 1'b1;
             if (d_q.psn == head.last_psn) begin
+              rwc_inv_q <= 1'b1;
               cqe_q <= '0;
               cqe_q.cqn <= ctx.scqn;
               cqe_q.qpn <= qpn_q;
@@ -1559,6 +1697,7 @@ module rnic_rx_engine #(
                 need_cqe_q <= 1'b1;
                 if (use_srq) rwqe_v_q[q] <= 1'b0;
                 else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+                rwc_inv_q <= 1'b1;
               end
             end
             ret_st_q <= StDrop;
@@ -1585,22 +1724,23 @@ module rnic_rx_engine #(
             need_cqe_q <= 1'b1;
             if (use_srq) rwqe_v_q[q] <= 1'b0;
             else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+            rwc_inv_q <= 1'b1;
             st_q <= (d_q.ack_req && !noack) ? StJob : StDrop;
           end
         end
         // Hand the new job over. ACK coalescing: while an ACK of the same
         // QP still waits to be taken (the transmit side is busy), a newer
         // ACK replaces it - one frame acknowledges both.
+        // The job does not wait for a receive CQE still queued behind its
+        // placement: the CQE leaves on its own (every later CQE waits for it).
         StJob: begin
-          if (!need_cqe_q) begin
-            if (!job_v_q) begin
-              job_q <= njob_q;
-              job_v_q <= 1'b1;
-              st_q <= ret_st_q;
-            end else if (ack_merge) begin
-              job_q <= njob_q;
-              st_q <= ret_st_q;
-            end
+          if (!job_v_q) begin
+            job_q <= njob_q;
+            job_v_q <= 1'b1;
+            st_q <= ret_st_q;
+          end else if (ack_merge) begin
+            job_q <= njob_q;
+            st_q <= ret_st_q;
           end
         end
         // Responder error: receive completion (if a receive is consumed), NAK,
@@ -1619,6 +1759,7 @@ module rnic_rx_engine #(
               need_cqe_q <= 1'b1;
               if (use_srq) rwqe_v_q[q] <= 1'b0;
               else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              rwc_inv_q <= 1'b1;
             end
             // RC tells the requester; the QP's owner learns it from an
             // asynchronous event when no receive completion reports it.
@@ -1667,7 +1808,13 @@ module rnic_rx_engine #(
               need_cqe_q <= 1'b1;
               if (use_srq) rwqe_v_q[q] <= 1'b0;
               else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              rwc_inv_q <= 1'b1;
             end else begin
+              // An RQ doorbell of a QP that takes receives (INIT to SQE):
+              // read the head WQE ahead.
+              rwc_hint_q <= !flushing_q && !from_pkt_q && !use_srq && (qpn_q < 24'(NQp)) &&
+                            (ctx.state != rnic_pkg::QpsReset) &&
+                            (ctx.state != rnic_pkg::QpsErr) && pf_more;
               if (flushing_q && use_srq && (qpn_q < 24'(NQp))) begin
                 aev_push_q <= 1'b1;
                 aev_in_q <= {rnic_pkg::EvQpLastWqe, qpn_q};
@@ -1684,6 +1831,22 @@ module rnic_rx_engine #(
         end
         default: st_q <= StIdle;
       endcase
+
+      // A WQE from the cache (rwc_use) skips the read: the mapping starts as
+      // at the end of StFetchData. (In StReq these registers are free on
+      // every other path.)
+      if (rwc_use) begin
+        wqe_q <= WqeBits'(rwc_lk_data_i);
+        wqe_err_q <= rwc_lk_err_i;
+        sge_i_q <= '0;
+        acc_q <= '0;
+        nseg_q <= '0;
+        seg_len_q <= '0;
+        map_prot_q <= 1'b0;
+        map_ovf_q <= 1'b0;
+        sge_cnt_q <= (rwc_cnt > 8'd4) ? 3'd5 : rwc_cnt[2:0];
+      end
+      if (st_q == StReq) rwc_sq_q <= 1'b0;
 
       // The ACK timer after progress, in StTmrUpd or in a plain ACK's
       // StAckPost: the retry counts start again.
@@ -1752,7 +1915,7 @@ module rnic_rx_engine #(
   // Coverage builds: each state and each change of state is a cover point.
   rnic_fsm_cover #(
     .StW($bits(state_e)),
-    .NStates(int'(StInvWr) + 1)
+    .NStates(int'(StRwcWait) + 1)
   ) u_st_q_cover (
     .clk_i,
     .rst_ni,
