@@ -226,8 +226,14 @@ def g_responder(n):
 
 def g_rq_wqe(n):
     p = "node%d.%s.u_rx_engine" % (n, T)
-    return ("node%d receive WQE read (responder)" % n, [
+    c = "node%d.%s.g_rwqe_cache.u_rwqe_cache" % (n, T)
+    # Read ahead by the WQE cache when posted (hint, its own DMA read), found
+    # there by the SEND (lk_hit); on a miss the engine reads it (rd_req).
+    return ("node%d receive WQE: read ahead (WQE cache), taken by the responder" % n, [
         (p + ".rq_empty", F_BIN),
+        (p + ".rwc_hint_valid_o", F_BIN), (p + ".rwc_hint_key_o[41:0]", F_HEX),
+        (c + ".rd_req_valid_o", F_BIN), (c + ".rd_rsp_valid_i", F_BIN),
+        (p + ".rwc_lk_hit_i", F_BIN), (p + ".rwc_lk_pend_i", F_BIN),
         (p + ".rd_req_valid_o", F_BIN), (p + ".rd_req_ready_i", F_BIN),
         (p + ".rd_req_addr_o[63:0]", F_HEX), (p + ".rd_req_len_o[15:0]", F_DEC),
         (p + ".rd_rsp_valid_i", F_BIN), (p + ".rd_rsp_last_i", F_BIN),
@@ -340,7 +346,7 @@ def flow_layouts():
             "receive CQE, ACK, send CQE",
             send_head(0, "SEND_ONLY frame") + [
                 g_rx(1, "the SEND arrives"), g_responder(1), g_rq_wqe(1),
-                g_dma_rd(1, "receive WQE, tag 0x40"), g_place(1, "payload, then receive CQE"),
+                g_dma_rd(1, "receive WQE: tag 0x80 from the WQE cache, 0x40 from the engine"), g_place(1, "payload, then receive CQE"),
                 g_cqe(1, "receive CQE"), g_rd_resp(1, "ACK job"), g_tx(1, "ACK frame"),
                 g_rx(0, "the ACK arrives"), g_completer(0), g_cqe(0, "send CQE"),
             ]),
@@ -396,7 +402,7 @@ def flow_layouts():
             send_head(0, "UD SEND_ONLY frame, DETH") + [
                 g_ud_addr(0), g_noack(0), g_cqe(0, "send CQE, no ACK"),
                 g_rx(1, "the UD SEND arrives"), g_responder(1), g_ud_recv(1), g_rq_wqe(1),
-                g_dma_rd(1, "receive WQE, tag 0x40"),
+                g_dma_rd(1, "receive WQE: tag 0x80 from the WQE cache, 0x40 from the engine"),
                 g_place(1, "IPv4 header into the GRH area, payload at 40, receive CQE"),
                 g_cqe(1, "receive CQE: GRH flag, src_qp"),
             ]),
