@@ -19,6 +19,8 @@
 #   tx_slots    the TX builder's frame slots: 64-byte WRITE rate vs small slots
 #               (RNIC_TX_SMALL 0..16), goodput vs 4 KiB slots (RNIC_TX_SLOTS 1..4),
 #               with the builder's Yosys cost of each
+#   rwqe_cache  the WQE cache (RNIC_RWQE_CACHE 0/16/32/64 entries): 64-byte SEND and READ
+#               cycles per message vs active QPs 1..128, with the cache's Yosys cost
 # With no argument: all of them, in that order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,7 +119,21 @@ study_tx_slots() {
 		--table RNIC_TX_SLOTS,size,goodput_gbps,goodput_pct,lat_p50,cells,ffs,mem_bits
 }
 
-studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells tx_slots}
+study_rwqe_cache() {
+	local cost=$data/rwqe_cache_cost.csv
+	/usr/bin/python3 "$root/scripts/synth_cost.py" --no-abc --blocks rnic_rwqe_cache \
+		--variant RNIC_RWQE_CACHE=16 --variant RNIC_RWQE_CACHE=32 --variant RNIC_RWQE_CACHE=64 \
+		--out "$cost" --md "$data/rwqe_cache_cost.md"
+	run rwqe_cache \
+		--bench 'rnic_bench_op --op {op} --size 64 --qps {qps} --window 4 --msgs 8192 --poll-batch 64 --kv' \
+		--build RNIC_RWQE_CACHE=0,16,32,64 --arg op=send,read --arg qps=1,2,4,8,16,32,64,128 \
+		--cost "$cost" --cost-block rnic_rwqe_cache \
+		--plot 'x=qps,y=cycles_per_msg,series=RNIC_RWQE_CACHE,where=op:send,logx,logy,xlabel=active RC QPs (window 4 each),ylabel=64-byte SEND (cycles per message),file=rwqe_cache_send.png' \
+		--plot 'x=qps,y=cycles_per_msg,series=RNIC_RWQE_CACHE,where=op:read,logx,logy,xlabel=active RC QPs (window 4 each),ylabel=64-byte RDMA READ (cycles per message),file=rwqe_cache_read.png' \
+		--table RNIC_RWQE_CACHE,op,qps,cycles_per_msg,msg_rate_mpps,lat_p50,load_lat_p50,load_lat_p99,cells,ffs,mem_bits
+}
+
+studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells tx_slots rwqe_cache}
 for s in $studies; do
 	echo "== $s" >&2
 	"study_$s"
