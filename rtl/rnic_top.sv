@@ -383,7 +383,7 @@ module rnic_top #(
 
   // WQEs read ahead: hinted by the engine, looked up by its receives and READ
   // responses.
-  logic rwc_hint_valid, rwc_hint_evict, rwc_lk_hit, rwc_lk_pend, rwc_lk_err, rwc_inv;
+  logic rwc_hint_valid, rwc_hint_evict, rwc_lk_valid, rwc_lk_hit, rwc_lk_pend, rwc_lk_err, rwc_inv;
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key, rwc_lk_key, rwc_inv_key;
   logic [63:0] rwc_hint_addr;
   logic [15:0] rwc_hint_len;
@@ -400,7 +400,7 @@ module rnic_top #(
       .hint_valid_i(rwc_hint_valid), .hint_evict_i(rwc_hint_evict), .hint_key_i(rwc_hint_key),
       .hint_addr_i(rwc_hint_addr),
       .hint_len_i(rwc_hint_len),
-      .lk_key_i(rwc_lk_key), .lk_hit_o(rwc_lk_hit), .lk_pend_o(rwc_lk_pend), .lk_err_o(rwc_lk_err),
+      .lk_valid_i(rwc_lk_valid), .lk_key_i(rwc_lk_key), .lk_hit_o(rwc_lk_hit), .lk_pend_o(rwc_lk_pend), .lk_err_o(rwc_lk_err),
       .lk_data_o(rwc_lk_data),
       .inv_i(rwc_inv), .inv_key_i(rwc_inv_key),
       .clr_qp_i(rwc_clr_qp), .clr_srq_i(rwc_clr_srq), .clr_num_i(cmd_idx),
@@ -420,8 +420,8 @@ module rnic_top #(
     assign rdq_len[64 +: 16] = '0;
     assign rdr_ready[4] = 1'b1;
     logic unused_rwc;
-    assign unused_rwc = ^{rwc_hint_valid, rwc_hint_evict, rwc_hint_key, rwc_hint_addr, rwc_hint_len, rwc_lk_key,
-                          rwc_inv, rwc_inv_key, rdq_ready[4], rdr_valid[4]};
+    assign unused_rwc = ^{rwc_hint_valid, rwc_hint_evict, rwc_hint_key, rwc_hint_addr, rwc_hint_len, rwc_lk_valid,
+                          rwc_lk_key, rwc_inv, rwc_inv_key, rdq_ready[4], rdr_valid[4]};
   end
 
   rnic_rx_engine #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_rx_engine (
@@ -443,7 +443,7 @@ module rnic_top #(
     .rwc_hint_valid_o(rwc_hint_valid), .rwc_hint_evict_o(rwc_hint_evict),
     .rwc_hint_key_o(rwc_hint_key),
     .rwc_hint_addr_o(rwc_hint_addr), .rwc_hint_len_o(rwc_hint_len),
-    .rwc_lk_key_o(rwc_lk_key), .rwc_lk_hit_i(rwc_lk_hit), .rwc_lk_pend_i(rwc_lk_pend),
+    .rwc_lk_valid_o(rwc_lk_valid), .rwc_lk_key_o(rwc_lk_key), .rwc_lk_hit_i(rwc_lk_hit), .rwc_lk_pend_i(rwc_lk_pend),
     .rwc_lk_err_i(rwc_lk_err),
     .rwc_lk_data_i(rwc_lk_data), .rwc_inv_o(rwc_inv), .rwc_inv_key_o(rwc_inv_key),
     .place_start_o(pl_start), .place_slot_o(pl_slot), .place_base_o(pl_base),

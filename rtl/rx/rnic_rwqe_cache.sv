@@ -37,7 +37,8 @@ module rnic_rwqe_cache #(
   input  logic [KeyW-1:0]                hint_key_i,
   input  logic [63:0]                    hint_addr_i,
   input  logic [15:0]                    hint_len_i,
-  // Lookup of the WQE the engine is about to read
+  // Lookup of the WQE the engine is about to read (outputs valid with lk_valid_i)
+  input  logic                           lk_valid_i,
   input  logic [KeyW-1:0]                lk_key_i,
   output logic                           lk_hit_o,
   output logic                           lk_pend_o,  // its read is in flight
@@ -77,22 +78,24 @@ module rnic_rwqe_cache #(
   // ---------------------------------------------------------------------------
   // Lookup
   // ---------------------------------------------------------------------------
-  logic [Entries-1:0] lk_match;
+  // Compared only while the engine looks up (its read enable): one tag
+  // comparison per entry serves both the hit and the pending match.
+  logic [Entries-1:0] lk_match, lk_pmatch;
   logic [EntW-1:0] lk_e;
   always_comb begin
     lk_e = '0;
-    for (int e = Entries - 1; e >= 0; e--) begin
-      lk_match[e] = full_q[e] && live_q[e] && (key_q[e] == lk_key_i);
-      if (lk_match[e]) lk_e = EntW'(e);
+    lk_match = '0;
+    lk_pmatch = '0;
+    if (lk_valid_i) begin
+      for (int e = Entries - 1; e >= 0; e--) begin
+        lk_pmatch[e] = live_q[e] && (key_q[e] == lk_key_i);
+        lk_match[e] = full_q[e] && lk_pmatch[e];
+        lk_pmatch[e] = pend_q[e] && lk_pmatch[e];
+        if (lk_match[e]) lk_e = EntW'(e);
+      end
     end
   end
   assign lk_hit_o = |lk_match;
-  logic [Entries-1:0] lk_pmatch;
-  always_comb begin
-    for (int e = 0; e < Entries; e++) begin
-      lk_pmatch[e] = pend_q[e] && live_q[e] && (key_q[e] == lk_key_i);
-    end
-  end
   assign lk_pend_o = |lk_pmatch;
   assign lk_err_o = err_q[lk_e];
   logic [NBeats*DataW-1:0] lk_beats;
@@ -113,17 +116,23 @@ module rnic_rwqe_cache #(
     cleared = (tag[23:0] == num) &&
               ((qp && (tag[25:24] != rnic_pkg::RwqeSrq)) || (srq && (tag[25:24] == rnic_pkg::RwqeSrq)));
   endfunction
+  // Compared only when a retirement or reset comes: the same logic, but a
+  // simulator skips the per-entry comparisons on the other cycles.
   logic [Entries-1:0] kill;
   always_comb begin
-    for (int e = 0; e < Entries; e++) begin
-      kill[e] = (inv_i && (key_q[e] == inv_key_i)) ||
-                cleared(key_q[e][KeyW-1:16], clr_qp_i, clr_srq_i, clr_num_i);
+    kill = '0;
+    if (inv_i || clr_qp_i || clr_srq_i) begin
+      for (int e = 0; e < Entries; e++) begin
+        kill[e] = (inv_i && (key_q[e] == inv_key_i)) ||
+                  cleared(key_q[e][KeyW-1:16], clr_qp_i, clr_srq_i, clr_num_i);
+      end
     end
   end
 
   // ---------------------------------------------------------------------------
   // Hints: an entry for a WQE not held yet, a free one first, else the
-  // next filled one in turn; pending entries are never evicted.
+  // next filled one in turn; pending entries are never evicted. Searched
+  // only in a cycle with a hint (alloc needs one).
   // ---------------------------------------------------------------------------
   logic held, vic_ok;
   logic [EntW-1:0] vic;
@@ -131,19 +140,21 @@ module rnic_rwqe_cache #(
     held = 1'b0;
     vic_ok = 1'b0;
     vic = '0;
-    for (int e = 0; e < Entries; e++) begin
-      if ((pend_q[e] || full_q[e]) && live_q[e] && (key_q[e] == hint_key_i)) held = 1'b1;
-    end
-    for (int e = 0; e < Entries; e++) begin
-      if (!vic_ok && !pend_q[e] && !full_q[e]) begin
-        vic_ok = 1'b1;
-        vic = EntW'(e);
+    if (hint_valid_i) begin
+      for (int e = 0; e < Entries; e++) begin
+        if ((pend_q[e] || full_q[e]) && live_q[e] && (key_q[e] == hint_key_i)) held = 1'b1;
       end
-    end
-    for (int k = 0; k < Entries; k++) begin
-      if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
-        vic_ok = 1'b1;
-        vic = rr_q + EntW'(k);
+      for (int e = 0; e < Entries; e++) begin
+        if (!vic_ok && !pend_q[e] && !full_q[e]) begin
+          vic_ok = 1'b1;
+          vic = EntW'(e);
+        end
+      end
+      for (int k = 0; k < Entries; k++) begin
+        if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
+          vic_ok = 1'b1;
+          vic = rr_q + EntW'(k);
+        end
       end
     end
   end

@@ -78,6 +78,7 @@ module rnic_rx_engine #(
   output logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_o,
   output logic [63:0] rwc_hint_addr_o,
   output logic [15:0] rwc_hint_len_o,
+  output logic        rwc_lk_valid_o,     // the states that use a lookup
   output logic [rnic_pkg::RwqeKeyW-1:0] rwc_lk_key_o,
   input  logic        rwc_lk_hit_i,
   input  logic        rwc_lk_pend_i,
@@ -528,6 +529,7 @@ module rnic_rx_engine #(
   logic rwc_sq_q;
   logic [rnic_pkg::RwqeKeyW-1:0] sq_key;
   assign sq_key = {rnic_pkg::RwqeSq, qpn_q, head.wqe_idx};
+  assign rwc_lk_valid_o = (st_q == StReq) || (st_q == StRdRespHead) || (st_q == StRwcWait);
   assign rwc_lk_key_o = ((st_q == StRdRespHead) || ((st_q == StRwcWait) && rwc_sq_q)) ? sq_key :
                         {rx_num, rx_next};
   // A receive hints the WQE after its own, and in the next cycle

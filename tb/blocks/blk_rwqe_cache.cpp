@@ -54,6 +54,7 @@
 //      zero beyond the beats returned) and lk_err_o whether that read failed;
 //      lk_pend_o is exactly the model's: the key has a live entry whose read
 //      is in flight (not one retired or reset while its read is in flight);
+//      in a cycle without a lookup (lk_valid_i=0, 10 %) both are 0;
 //  (b) never stale: a hit comes from a read of that key whose hint was taken
 //      after the last retirement/reset of the key (kept per key by cycle,
 //      apart from the entry model, with the reset's kind rule);
@@ -249,7 +250,8 @@ int main(int argc, char **argv) {
            n_kill_full_inv = 0, n_kill_full_clr = 0, n_kill_pend = 0, n_hits = 0, n_hit_err = 0,
            n_hit_short = 0, n_hit_masked = 0, n_hit_regen = 0, n_hit_after_fill = 0,
            n_rewrites = 0, n_dup_pend = 0, n_lookups = 0, n_lk_pend = 0, n_lk_pend_dead = 0,
-           n_pend_then_hit = 0, n_clr_spared = 0, n_clr_both = 0;
+           n_pend_then_hit = 0, n_clr_spared = 0, n_clr_both = 0, n_no_lookup = 0,
+           n_no_lookup_held = 0;
   uint64_t n_clr_drop[4] = {0, 0, 0, 0};  // live entries dropped by a reset, per kind
   size_t max_infl = 0, max_iq = 0;
   int pend_seen = -1;  // key seen with lk_pend_o=1 on the last cycle
@@ -436,6 +438,9 @@ int main(int argc, char **argv) {
       else
         lkey = key_of((unsigned)r.range(0, kKeys - 1));
     }
+    // the engine looks up in a few states only; no lookup, no answer
+    const bool lkv = sweep || r.chance(0.9);
+    top.lk_valid_i = lkv;
     top.lk_key_i = lkey;
     top.eval();
 
@@ -482,7 +487,16 @@ int main(int argc, char **argv) {
                 "read request 0x%016llx/%u, expected 0x%016llx/%u (entry %u)",
                 (unsigned long long)top.rd_req_addr_o, top.rd_req_len_o,
                 (unsigned long long)iq.front().addr, iq.front().len, iq.front().entry);
-    {
+    if (!lkv) {
+      BLK_CHECK(!top.lk_hit_o && !top.lk_pend_o, "no lookup: lk_hit_o=%d lk_pend_o=%d",
+                top.lk_hit_o, top.lk_pend_o);
+      n_no_lookup++;
+      for (auto &e : ent)
+        if ((e.full || e.pend) && e.live && e.key == lkey) {
+          n_no_lookup_held++;  // a key that would hit or be pending
+          break;
+        }
+    } else {
       int me = -1;
       unsigned nm = 0, np = 0;
       bool dead_pend = false;
@@ -714,12 +728,14 @@ int main(int argc, char **argv) {
   info(
       "lookups %llu: hits %llu (%llu with err, %llu short WQEs, %llu over stale longer data, %llu "
       "of rewritten slots, %llu right after the fill); lk_pend_o=1 %llu (%llu then hit), "
-      "lk_pend_o=0 with a dead read of the key in flight %llu",
+      "lk_pend_o=0 with a dead read of the key in flight %llu; no lookup %llu (%llu of a key "
+      "held)",
       (unsigned long long)n_lookups, (unsigned long long)n_hits, (unsigned long long)n_hit_err,
       (unsigned long long)n_hit_short, (unsigned long long)n_hit_masked,
       (unsigned long long)n_hit_regen, (unsigned long long)n_hit_after_fill,
       (unsigned long long)n_lk_pend, (unsigned long long)n_pend_then_hit,
-      (unsigned long long)n_lk_pend_dead);
+      (unsigned long long)n_lk_pend_dead, (unsigned long long)n_no_lookup,
+      (unsigned long long)n_no_lookup_held);
 
   const uint64_t kMin = 5;
   BLK_CHECK(n_alloc_free >= kMin && n_free_noev >= kMin && n_evict >= kMin && n_held >= kMin &&
@@ -752,14 +768,15 @@ int main(int argc, char **argv) {
             (unsigned long long)n_clr_both, (unsigned long long)n_clr_spared);
   BLK_CHECK(n_hits >= 100 && n_hit_err >= kMin && n_hit_short >= kMin && n_hit_masked >= kMin &&
                 n_hit_regen >= kMin && n_hit_after_fill >= kMin && n_lk_pend >= kMin &&
-                n_pend_then_hit >= kMin && n_lk_pend_dead >= 1,
+                n_pend_then_hit >= kMin && n_lk_pend_dead >= 1 && n_no_lookup_held >= kMin,
             "weak coverage of lookups: %llu hits, %llu err, %llu short, %llu masked, %llu "
-            "rewritten, %llu after fill, %llu pending (%llu then hit), %llu dead pending",
+            "rewritten, %llu after fill, %llu pending (%llu then hit), %llu dead pending, %llu "
+            "held but not looked up",
             (unsigned long long)n_hits, (unsigned long long)n_hit_err,
             (unsigned long long)n_hit_short, (unsigned long long)n_hit_masked,
             (unsigned long long)n_hit_regen, (unsigned long long)n_hit_after_fill,
             (unsigned long long)n_lk_pend, (unsigned long long)n_pend_then_hit,
-            (unsigned long long)n_lk_pend_dead);
+            (unsigned long long)n_lk_pend_dead, (unsigned long long)n_no_lookup_held);
   top.final();
   return finish(vctx);
 }

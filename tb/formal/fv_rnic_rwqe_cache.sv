@@ -39,6 +39,7 @@ module fv_rnic_rwqe_cache (
   input logic [rnic_pkg::RwqeKeyW-1:0] hint_key_i,
   input logic [63:0] hint_addr_i,
   input logic [15:0] hint_len_i,
+  input logic        lk_valid_i,
   input logic [rnic_pkg::RwqeKeyW-1:0] lk_key_i,
   input logic        inv_i,
   input logic [rnic_pkg::RwqeKeyW-1:0] inv_key_i,
@@ -63,7 +64,7 @@ module fv_rnic_rwqe_cache (
 
   rnic_rwqe_cache #(.DataW(256), .Entries(2)) dut (
     .clk_i, .rst_ni, .hint_valid_i, .hint_evict_i, .hint_key_i, .hint_addr_i, .hint_len_i,
-    .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i, .clr_qp_i,
+    .lk_valid_i, .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i, .clr_qp_i,
     .clr_srq_i, .clr_num_i,
     .rd_req_valid_o, .rd_req_ready_i, .rd_req_addr_o, .rd_req_len_o, .rd_rsp_valid_i,
     .rd_rsp_ready_o, .rd_rsp_data_i, .rd_rsp_last_i, .rd_rsp_err_i
@@ -192,8 +193,10 @@ module fv_rnic_rwqe_cache (
 
   localparam logic [255:0] DataFree = {8'hff, 112'd0, 8'hff, 120'd0, 8'hff};
   logic k_hit, k_pend;
-  assign k_hit = (lk_key_i == k) && lk_hit_o;
-  assign k_pend = (lk_key_i == k) && lk_pend_o;
+  logic k_lk;
+  assign k_lk = lk_valid_i && (lk_key_i == k);
+  assign k_hit = k_lk && lk_hit_o;
+  assign k_pend = k_lk && lk_pend_o;
   always_comb begin
     if (rst_ni) begin
       // Few keys, so that they collide often: {kind RQ, SRQ or SQ, number
@@ -238,13 +241,15 @@ module fv_rnic_rwqe_cache (
       if (rd_req_valid_o && k_fresh_rd) assert (!k_hit);
       // Pending: while a fresh read of K is in flight or presented, never
       // with a hit, never stale.
-      if ((lk_key_i == k) && ((fresh != 3'd0) || (rd_req_valid_o && k_fresh_rd))) assert (lk_pend_o);
+      if (k_lk && ((fresh != 3'd0) || (rd_req_valid_o && k_fresh_rd))) assert (lk_pend_o);
       if (k_pend) begin
         assert (!lk_hit_o);
         assert (khinted);
       end
       // Kept until retired, reset or evicted by a hint that may evict.
-      if (kheld && (lk_key_i == k)) assert (lk_hit_o);
+      if (kheld && k_lk) assert (lk_hit_o);
+      // No lookup, no answer.
+      if (!lk_valid_i) assert (!lk_hit_o && !lk_pend_o);
 `ifdef FV_COVER_HIT
       // Non-vacuity (expected to fail): K hits.
       assert (!k_hit);

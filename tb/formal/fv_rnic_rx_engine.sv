@@ -84,6 +84,7 @@ module fv_rnic_rx_engine (
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_o;
   logic [63:0] rwc_hint_addr_o;
   logic [15:0] rwc_hint_len_o;
+  logic  rwc_lk_valid_o;
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_lk_key_o;
   logic  rwc_inv_o;
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_inv_key_o;
@@ -139,7 +140,8 @@ module fv_rnic_rx_engine (
     .qp_wr_sq_psn_i, .ctx_idx_o, .ctx_i, .mr_idx_o, .mr_i, .qp_err_o, .qp_err_sqe_o,
     .qp_err_qpn_o, .rd_req_valid_o, .rd_req_ready_i, .rd_req_addr_o, .rd_req_len_o,
     .rd_rsp_valid_i, .rd_rsp_ready_o, .rd_rsp_data_i, .rd_rsp_last_i, .rd_rsp_err_i,
-    .rwc_hint_valid_o, .rwc_hint_evict_o, .rwc_hint_key_o, .rwc_hint_addr_o, .rwc_hint_len_o, .rwc_lk_key_o,
+    .rwc_hint_valid_o, .rwc_hint_evict_o, .rwc_hint_key_o, .rwc_hint_addr_o, .rwc_hint_len_o, .rwc_lk_valid_o,
+    .rwc_lk_key_o,
     .rwc_lk_hit_i, .rwc_lk_pend_i, .rwc_lk_err_i, .rwc_lk_data_i, .rwc_inv_o, .rwc_inv_key_o,
     .place_start_o, .place_slot_o, .place_base_o, .place_nseg_o, .place_addr_o,
     .place_len_o, .place_poff_o, .place_busy_i, .place_ev_qpn_o, .place_ev_psn_o,
