@@ -131,30 +131,32 @@ module rnic_rwqe_cache #(
 
   // ---------------------------------------------------------------------------
   // Hints: an entry for a WQE not held yet, a free one first, else the
-  // next filled one in turn; pending entries are never evicted. Searched
-  // only in a cycle with a hint (alloc needs one).
+  // next filled one in turn; pending entries are never evicted. The tags
+  // are compared only in a cycle with a hint (alloc needs one).
   // ---------------------------------------------------------------------------
   logic held, vic_ok;
   logic [EntW-1:0] vic;
   always_comb begin
     held = 1'b0;
-    vic_ok = 1'b0;
-    vic = '0;
     if (hint_valid_i) begin
       for (int e = 0; e < Entries; e++) begin
         if ((pend_q[e] || full_q[e]) && live_q[e] && (key_q[e] == hint_key_i)) held = 1'b1;
       end
-      for (int e = 0; e < Entries; e++) begin
-        if (!vic_ok && !pend_q[e] && !full_q[e]) begin
-          vic_ok = 1'b1;
-          vic = EntW'(e);
-        end
+    end
+  end
+  always_comb begin
+    vic_ok = 1'b0;
+    vic = '0;
+    for (int e = 0; e < Entries; e++) begin
+      if (!vic_ok && !pend_q[e] && !full_q[e]) begin
+        vic_ok = 1'b1;
+        vic = EntW'(e);
       end
-      for (int k = 0; k < Entries; k++) begin
-        if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
-          vic_ok = 1'b1;
-          vic = rr_q + EntW'(k);
-        end
+    end
+    for (int k = 0; k < Entries; k++) begin
+      if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
+        vic_ok = 1'b1;
+        vic = rr_q + EntW'(k);
       end
     end
   end

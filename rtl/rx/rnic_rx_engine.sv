@@ -538,7 +538,9 @@ module rnic_rx_engine #(
   logic [15:0] pf_next, pf_idx, pf_ci, pf_pi;
   logic pf_more, rwc_hint2_q;
   // A READ/atomic record taken in StIdle: its send WQE is hinted in the
-  // next cycle, when the context is the record's QP's.
+  // next cycle, when the context is the record's QP's. It takes a free
+  // entry only: responses come in record order, so the filled entries are
+  // needed before it (evicting the oldest would drop the one needed next).
   logic sq_hint_q;
   logic [15:0] sq_hint_idx_q;
   assign pf_next = use_srq ? (rwqe_v_q[q] ? srq_ci_q[sn] : srq_ci_q[sn] + 16'd1) : rq_ci_q[q] + 16'd1;
@@ -897,7 +899,7 @@ module rnic_rx_engine #(
     end else begin
       release_o <= 1'b0;
       rwc_hint_q <= (rwc_hint2_q && pf_more) || sq_hint_q;
-      rwc_hint_ev_q <= sq_hint_q;
+      rwc_hint_ev_q <= 1'b0;
       rwc_hint2_q <= 1'b0;
       sq_hint_q <= 1'b0;
       rwc_inv_q <= 1'b0;
