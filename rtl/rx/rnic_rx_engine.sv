@@ -336,12 +336,12 @@ module rnic_rx_engine #(
   logic job_v_q;
   rnic_pkg::rsp_job_t job_q, njob_q;
   logic ack_merge;
-  // The timer update after progress (StTmrUpd, or StAckPost when no implied
-  // NAK sends it to StRetry).
-  logic tmr_upd;
-  assign tmr_upd = (st_q == StTmrUpd) ||
-                   ((st_q == StAckPost) &&
-                    !(head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup));
+  // The timer update after progress (StTmrUpd, or the end of an ACK's
+  // retire loop when no implied NAK sends it to StAckPost and StRetry).
+  logic tmr_upd, imp_nak, ack_end;
+  assign imp_nak = head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup;
+  assign ack_end = (st_q == StRetire) && !ret_take && (ret_st_q == StAckPost) && !imp_nak;
+  assign tmr_upd = (st_q == StTmrUpd) || ack_end;
   assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
                      (job_q.syn == rnic_pkg::AethAck) && (njob_q.kind == rnic_pkg::JobAck) &&
                      (njob_q.syn == rnic_pkg::AethAck) && (njob_q.qpn == job_q.qpn) &&
@@ -639,6 +639,23 @@ module rnic_rx_engine #(
   assign psn_in_head = rnic_pkg::psn_ge(d_q.psn, head.first_psn) &&
                        rnic_pkg::psn_ge(head.last_psn, d_q.psn);
   assign head_resp = head_v && head.is_read && (head.kind == rnic_pkg::InflNormal);
+
+  // StRetire completes the head record: flushed, a local operation, or
+  // covered by the ACK (or by the frames having left, for UC/UD).
+  logic ret_ack_ok, ret_take, ret_out;
+  assign ret_ack_ok = (noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
+                       ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
+                      (ack_mode_q && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
+                       rnic_pkg::psn_ge(ack_psn_q, head.last_psn));
+  assign ret_take = head_v && (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
+                               (ctx.state == rnic_pkg::QpsSqe) ||
+                               (head.kind == rnic_pkg::InflFlush) ||
+                               (head.kind == rnic_pkg::InflLocalErr) || ret_ack_ok);
+  // StRetireOut's work (the record leaves the ring, progress is reported):
+  // in the StRetire cycle that completes it when no report is pending,
+  // else in StRetireOut.
+  assign ret_out = !need_done_q &&
+                   ((st_q == StRetireOut) || ((st_q == StRetire) && !need_cqe_q && ret_take));
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
 
@@ -918,6 +935,14 @@ module rnic_rx_engine #(
       if (st_q != StRqFlush) fl_cnt_q <= '0;
       if (done_valid_o && done_ready_i) need_done_q <= 1'b0;
       if (job_valid_o && job_ready_i) job_v_q <= 1'b0;
+      if (ret_out) begin
+        ring_v_q[q][head_slot] <= 1'b0;
+        cdone_q[q] <= head_idx + 16'd1;
+        need_done_q <= 1'b1;
+        // Its requester credit returns with a READ/atomic.
+        rd_done_o <= head.is_read && (head.kind == rnic_pkg::InflNormal);
+        rd_done_qpn_o <= qpn_q;
+      end
 
       unique case (st_q)
         // ---------------------------------------------------------------------
@@ -1049,10 +1074,11 @@ module rnic_rx_engine #(
         StRetire: begin
           // Complete the head record if it may complete now.
           // cqe_q is one register: a completion still waiting to be written
-          // (for placement to drain) holds the next one back.
-          if (!need_cqe_q) begin
+          // (for placement to drain) holds the next one back; a head that
+          // does not complete now ends the loop without waiting for it.
+          if (!need_cqe_q || !ret_take) begin
             st_q <= ret_st_q;
-            if (head_v) begin
+            if (ret_take) begin
               // In SQE every WQE after the failed one is flushed, also one
               // whose frames had already left.
               if (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
@@ -1085,10 +1111,7 @@ module rnic_rx_engine #(
                 flushing_q <= 1'b1;
                 ret_st_q <= (qp_uc || qp_ud) ? StIdle : StRqFlush;
                 st_q <= StRetireOut;
-              end else if ((noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
-                            ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
-                           (ack_mode_q && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
-                            rnic_pkg::psn_ge(ack_psn_q, head.last_psn))) begin
+              end else begin  // ret_ack_ok
                 cqe_q <= '0;
                 cqe_q.status <= rnic_pkg::WcSuccess;
                 cqe_q.opcode <= head.wc_op;
@@ -1099,35 +1122,28 @@ module rnic_rx_engine #(
                 st_q <= StRetireOut;
               end
             end
-            cqe_q.cqn <= ctx.scqn;
-            cqe_q.qpn <= qpn_q;
-            cqe_q.wqe_idx <= head.wqe_idx;
-            cqe_q.src_qp <= ctx.dest_qpn;
+            if (!need_cqe_q) begin
+              cqe_q.cqn <= ctx.scqn;
+              cqe_q.qpn <= qpn_q;
+              cqe_q.wqe_idx <= head.wqe_idx;
+              cqe_q.src_qp <= ctx.dest_qpn;
+            end
+            if (ret_out) st_q <= StRetire;  // retired in this cycle (ret_out)
+            if (ack_end) st_q <= from_pkt_q ? StDrop : StIdle;  // and tmr_upd
           end
         end
         // The completion may still be on its way to the CQE writer: the
-        // next StRetire waits for it.
+        // next StRetire waits for it. The record leaves here (ret_out) when
+        // the previous progress report was still pending in StRetire.
         StRetireOut: begin
-          if (!need_done_q) begin
-            ring_v_q[q][head_slot] <= 1'b0;
-            cdone_q[q] <= head_idx + 16'd1;
-            need_done_q <= 1'b1;
-            // Its requester credit returns with a READ/atomic.
-            rd_done_o <= head.is_read && (head.kind == rnic_pkg::InflNormal);
-            rd_done_qpn_o <= qpn_q;
-            st_q <= StRetire;
-          end
+          if (!need_done_q) st_q <= StRetire;
         end
         // After the ACK retired what it covers: an ACK beyond a READ/atomic
-        // at the head means its response was lost (implied NAK).
+        // at the head means its response was lost (implied NAK, imp_nak;
+        // without one the loop ends in StRetire, ack_end).
         StAckPost: begin
-          if (head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup) begin
-            restart_q <= imp_restart;
-            st_q <= StRetry;
-          end else begin
-            // StTmrUpd's work, in this cycle (tmr_upd).
-            st_q <= from_pkt_q ? StDrop : StIdle;
-          end
+          restart_q <= imp_restart;
+          st_q <= StRetry;
         end
         // PSN sequence NAK: go back to the NAKed PSN, unless that rewind is
         // already under way (NAKs of packets sent before it) or stale.
@@ -1707,6 +1723,13 @@ module rnic_rx_engine #(
             ret_st_q <= StDrop;
             st_q <= rnic_pkg::op_has_ieth(op) ? StInv :
                     (d_q.ack_req && !noack) ? StJob : StDrop;
+            // The job register is free: the ACK goes to it now, not via StJob.
+            if (!rnic_pkg::op_has_ieth(op) && d_q.ack_req && !noack && !job_v_q) begin
+              job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
+                              msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
+              job_v_q <= 1'b1;
+              st_q <= StDrop;
+            end
           end
         end
         // SEND_WITH_INV, last packet placed: invalidate the window, then
@@ -1852,8 +1875,8 @@ module rnic_rx_engine #(
       end
       if (st_q == StReq) rwc_sq_q <= 1'b0;
 
-      // The ACK timer after progress, in StTmrUpd or in a plain ACK's
-      // StAckPost: the retry counts start again.
+      // The ACK timer after progress, in StTmrUpd or at the end of a plain
+      // ACK's retire loop (ack_end): the retry counts start again.
       if (tmr_upd && progress_q) begin
         rc_used_q[q] <= '0;
         rnr_used_q[q] <= '0;
