@@ -281,7 +281,7 @@ module rnic_top #(
     .quiet_o(fetch_quiet), .skip_i, .skip_cycles_i
   );
 
-  logic infl_valid, infl_ready;
+  logic infl_valid, infl_ready, eng_idle;
   logic [rnic_pkg::InflW-1:0] infl;
   logic [1:0] txa_valid, txa_ready;
   logic [2*rnic_pkg::TxdW-1:0] txa_d;
@@ -470,7 +470,7 @@ module rnic_top #(
     .aev_valid_o(eng_aev_valid), .aev_ready_i(eng_aev_ready), .aev_o(eng_aev),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci),
-    .quiet_o(eng_quiet), .due_o(next_due_o), .skip_i, .skip_cycles_i
+    .quiet_o(eng_quiet), .idle_o(eng_idle), .due_o(next_due_o), .skip_i, .skip_cycles_i
   );
 
   rnic_rd_resp u_rd_resp (
@@ -503,7 +503,7 @@ module rnic_top #(
     else if (rd_req_hs && !rd_rsp_end) rd_out_q <= rd_out_q + 9'd1;
     else if (!rd_req_hs && rd_rsp_end) rd_out_q <= rd_out_q - 9'd1;
   end
-  assign cmd_quiet = infl_ready && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
+  assign cmd_quiet = eng_idle && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
                      wqe_ready && !txa_valid[0] && !txa_valid[1] && !txd_valid &&
                      txb_intake_idle &&
                      (rd_out_q == 9'd0) && !dma_rd_req_valid_o;

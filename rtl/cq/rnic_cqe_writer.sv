@@ -5,7 +5,10 @@
 // the CQ's doorbell record (the consumer index software keeps in host memory)
 // by DMA; if the ring is still full the CQE is lost, the CQ is in error from
 // then on (its later CQEs are dropped too) and an IBV_EVENT_CQ_ERR event goes
-// to the event queue. Asynchronous events (from the transport engine, and
+// to the event queue. A consumer index outside the CQEs written since the
+// last read is not taken. So that a busy CQ rarely waits for that read, the
+// record is also read ahead, while CQEs keep going out, when the CQEs
+// written since the last read reach half the ring. Asynchronous events (from the transport engine, and
 // CQ errors) are written as CQE-sized records to CQ 0, the device's event
 // queue, which always interrupts. Events go first, then completions.
 //
@@ -132,10 +135,16 @@ module rnic_cqe_writer #(
   assign full = !is_ev && (ctx.dbrec != '0) &&
                 ((pi - ci_q[n]) >= (32'd1 << ctx.log_size));
 
-  // Doorbell-record read: 0 idle, 1 request, 2 data, 3 decide
+  // Doorbell-record read: 0 idle, 1 request, 2 data, 3 decide. The read is
+  // of CQ rd_cq_q; a read ahead (pf_q) decides nothing. pf_want_q: a read
+  // ahead of CQ pf_cq_q waits to start (one at a time; another CQ's is not
+  // taken meanwhile, its CQEs wait for a read when their ring looks full).
   logic [1:0] rd_st_q;
+  logic pf_q, pf_want_q, rd_void_q;
+  logic [CqW-1:0] rd_cq_q, pf_cq_q;
+  logic [63:0] rd_addr_q, pf_addr_q;
   assign rd_req_valid_o = (rd_st_q == 2'd1);
-  assign rd_req_addr_o = ctx.dbrec;
+  assign rd_req_addr_o = rd_addr_q;
   assign rd_req_len_o = 16'd8;
   assign rd_rsp_ready_o = (rd_st_q == 2'd2);
 
@@ -158,7 +167,9 @@ module rnic_cqe_writer #(
   logic [511:0] img_sh;
   // A CQE goes out when its CQ exists, is not in error and has room.
   logic go, drop;
-  assign go = qv && ctx.valid && !err_q[n] && !full && (rd_st_q == 2'd0);
+  logic rd_free;
+  assign rd_free = (rd_st_q == 2'd0) || pf_q;
+  assign go = qv && ctx.valid && !err_q[n] && !full && rd_free;
   assign img_sh = img >> (beat_q * DataW);
   assign wr_valid_o = go;
   assign idle_o = !qv;
@@ -171,9 +182,30 @@ module rnic_cqe_writer #(
   assign done = wr_valid_o && wr_ready_i && wr_last_o;
   // A CQE for a CQ that does not exist or is in error is dropped; one that
   // overruns its CQ too (rd_st_q 3 with the ring still full).
-  assign drop = qv && (rd_st_q == 2'd0) && (!ctx.valid || err_q[n]);
+  assign drop = qv && rd_free && (!ctx.valid || err_q[n]);
   logic overrun;
-  assign overrun = (rd_st_q == 2'd3) && full;
+  assign overrun = (rd_st_q == 2'd3) && !pf_q && full;
+  // This CQE brings the CQEs written since the last read to half the ring.
+  logic [31:0] half;
+  logic pf_start;
+  assign half = (32'd1 << ctx.log_size) >> 1;
+  assign pf_start = done && !is_ev && (ctx.dbrec != '0) && (half != 32'd0) &&
+                    ((pi + 32'd1 - ci_q[n]) == half);
+  // A CQ created again meanwhile: the read's value is not its index.
+  logic rd_cq_wr, pf_cq_wr;
+  assign rd_cq_wr = cq_wr_i && (cq_wr_idx_i < 24'(NCq)) && (cq_wr_idx_i[CqW-1:0] == rd_cq_q);
+  assign pf_cq_wr = cq_wr_i && (cq_wr_idx_i < 24'(NCq)) && (cq_wr_idx_i[CqW-1:0] == pf_cq_q);
+  // A consumer index read is taken only if it lies between the cached one
+  // and the producer index (software consumes forward, and never more
+  // than was written; any other value is garbage and leaves the ring as
+  // full as it was): a read may only make room, so a read ahead never
+  // stops a CQE whose write has started.
+  logic ci_ok;
+  assign ci_ok = ((rd_rsp_data_i[31:0] - ci_q[rd_cq_q]) <= (pi_q[rd_cq_q] - ci_q[rd_cq_q]));
+  // A CQE that finds its ring full reads first; a read ahead then.
+  logic rd_block, pf_take;
+  assign rd_block = (rd_st_q == 2'd0) && qv && ctx.valid && !err_q[n] && full;
+  assign pf_take = (rd_st_q == 2'd0) && !rd_block && pf_want_q && !pf_cq_wr;
   assign qpop = done || drop || overrun;
 
   // A CQE that would interrupt (the CQ is armed and, for a solicited-only
@@ -249,18 +281,46 @@ module rnic_cqe_writer #(
       rd_st_q <= 2'd0;
       ovf_v_q <= 1'b0;
       ovf_cqn_q <= '0;
+      pf_q <= 1'b0;
+      pf_want_q <= 1'b0;
+      rd_void_q <= 1'b0;
+      rd_cq_q <= '0;
+      pf_cq_q <= '0;
+      rd_addr_q <= '0;
+      pf_addr_q <= '0;
     end else begin
+      // A read ahead waits until the read port is free; one of a CQ created
+      // again meanwhile is dropped.
+      pf_want_q <= (pf_start && !pf_want_q) || (pf_want_q && !pf_take && !pf_cq_wr);
+      if (pf_start && !pf_want_q) begin
+        pf_cq_q <= n;
+        pf_addr_q <= ctx.dbrec;
+      end
+      rd_void_q <= (rd_st_q != 2'd0) && (rd_void_q || rd_cq_wr);
       irq_valid_o <= fire || tfire;
       irq_cqn_o <= fire ? c.cqn : 16'(scq_q[tidx]);
       if (wr_valid_o && wr_ready_i) beat_q <= wr_last_o ? '0 : beat_q + 1'b1;
       if (ovf_v_q && q_in_ready) ovf_v_q <= 1'b0;
       unique case (rd_st_q)
-        2'd0: if (qv && ctx.valid && !err_q[n] && full) rd_st_q <= 2'd1;
+        2'd0: begin
+          if (rd_block) begin
+            rd_st_q <= 2'd1;
+            pf_q <= 1'b0;
+            rd_cq_q <= n;
+            rd_addr_q <= ctx.dbrec;
+          end else if (pf_take) begin
+            rd_st_q <= 2'd1;
+            pf_q <= 1'b1;
+            rd_cq_q <= pf_cq_q;
+            rd_addr_q <= pf_addr_q;
+          end
+        end
         2'd1: if (rd_req_ready_i) rd_st_q <= 2'd2;
         2'd2: if (rd_rsp_valid_i) rd_st_q <= 2'd3;
         default: begin
           rd_st_q <= 2'd0;
-          if (full) begin
+          pf_q <= 1'b0;
+          if (!pf_q && full) begin
             ovf_v_q <= 1'b1;
             ovf_cqn_q <= c.cqn;
           end
@@ -310,7 +370,8 @@ module rnic_cqe_writer #(
     if (mod_wr) mod_on_q[arm_data_i[CqW-1:0]] <= 1'b1;
     // A record that could not be read leaves the cached index as it was
     // (the CQE is then treated as an overrun).
-    if ((rd_st_q == 2'd2) && rd_rsp_valid_i && !rd_rsp_err_i) ci_q[n] <= rd_rsp_data_i[31:0];
+    if ((rd_st_q == 2'd2) && rd_rsp_valid_i && !rd_rsp_err_i && !rd_void_q && !rd_cq_wr && ci_ok)
+      ci_q[rd_cq_q] <= rd_rsp_data_i[31:0];
     if (overrun) err_q[n] <= 1'b1;
     if (arm_wr) begin
       armed_q[arm_data_i[CqW-1:0]] <= arm_data_i[32];
@@ -326,7 +387,8 @@ module rnic_cqe_writer #(
   end
 
   // A slot counts down every cycle: not quiet while one is taken.
-  assign quiet_o = !qv && !ovf_v_q && (rd_st_q == 2'd0) && !irq_valid_o && (sv_q == '0);
+  assign quiet_o = !qv && !ovf_v_q && (rd_st_q == 2'd0) && !pf_want_q && !irq_valid_o &&
+                   (sv_q == '0);
 
   assign ev_send_o = done && !is_ev && !c.opcode[7];
   assign ev_recv_o = done && !is_ev && c.opcode[7];

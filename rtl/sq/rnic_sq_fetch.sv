@@ -6,9 +6,10 @@
 // tail, so QPs are served round robin. At most InflDepth WQEs of a QP are
 // between fetch and completion. Up to Slots WQE reads and fetched WQEs are in
 // flight at once; their data return in order and are assembled into whole
-// WQEs. Every read waits out the host memory's latency, so Slots sets the
-// rate of small messages: 4 slots and a 50-cycle read gave a WQE per ~14
-// cycles, 8 give one per ~7 (docs/performance.md). A QP in ERR produces
+// WQEs. Every read waits out the host memory's latency, so Slots (a power
+// of two) sets the rate of small messages: with a 50-cycle read, 4 slots
+// gave a WQE per ~14 cycles, 8 one per ~7, 16 one per ~3.5
+// (docs/performance.md). A QP in ERR produces
 // flush items instead of reads. rewind_* moves fetch_ci back to an
 // unacknowledged WQE: the requester then re-reads WQE and payload from host
 // memory, which is how retransmission restarts. Every rewind starts a new
@@ -38,7 +39,7 @@ module rnic_sq_fetch #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
   parameter int unsigned InflDepth = 8,
-  parameter int unsigned Slots = 8
+  parameter int unsigned Slots = 16
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

@@ -105,7 +105,11 @@ module fv_rnic_cqe_writer (
     end else begin
       if (done && !ctx_idx_o[0]) n0 <= n0 + 32'd1;
       if (done && ctx_idx_o[0]) n1 <= n1 + 32'd1;
-      if (rd_rsp_valid_i && rd_rsp_ready_o && !rd_rsp_err_i && ctx_idx_o[0])
+      // Only CQ 1 has a doorbell record: every read is of it (a read ahead
+      // may return while an event is the head). An index outside ci..n is
+      // not taken.
+      if (rd_rsp_valid_i && rd_rsp_ready_o && !rd_rsp_err_i &&
+          ((rd_rsp_data_i[31:0] - ci1) <= (n1 - ci1)))
         ci1 <= rd_rsp_data_i[31:0];
       if (take && ev_cq_err) cq_err_seen_q <= 1'b1;
       if (done && cq_err_seen_q) err1 <= 1'b1;

@@ -125,7 +125,7 @@ module fv_rnic_rx_engine (
   logic [23:0] done_qpn_o;
   logic [15:0] done_ci_o;
   logic [23:0] query_rq_psn_o;
-  logic  quiet_o;
+  logic  quiet_o, idle_o;
   logic [31:0] due_o;
   logic [rnic_pkg::InflW-1:0] infl_i;
   logic        qp_wr_i;
@@ -152,7 +152,7 @@ module fv_rnic_rx_engine (
     .noack_valid_i, .noack_err_i, .noack_ready_o, .noack_qpn_i, .noack_idx_i, .srq_idx_o,
     .srq_i, .srq_wr_i, .srq_wr_limit_i, .mr_upd_valid_o, .mr_upd_ready_i, .mr_upd_idx_o,
     .mr_upd_o, .aev_valid_o, .aev_ready_i, .aev_o, .done_valid_o, .done_ready_i,
-    .done_qpn_o, .done_ci_o, .query_idx_i, .query_rq_psn_o, .quiet_o, .due_o, .skip_i,
+    .done_qpn_o, .done_ci_o, .query_idx_i, .query_rq_psn_o, .quiet_o, .idle_o, .due_o, .skip_i,
     .skip_cycles_i
   );
 
