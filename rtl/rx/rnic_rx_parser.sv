@@ -7,6 +7,9 @@
 module rnic_rx_parser #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NSlots = rnic_pkg::RxSlots,
+  // Bytes a slot holds: a 4 KiB payload and the largest header (a formal
+  // proof uses small slots)
+  parameter int unsigned FrameBytes = 4096 + 96 + 8,
   localparam int unsigned Bytes = DataW / 8,
   localparam int unsigned SlotW = (NSlots > 1) ? $clog2(NSlots) : 1
 ) (
@@ -35,7 +38,6 @@ module rnic_rx_parser #(
   // No frame being received or waiting for the engine (fast-forward)
   output logic        quiet_o
 );
-  localparam int unsigned FrameBytes = 4096 + 96 + 8;
   localparam int unsigned Words = (FrameBytes + Bytes - 1) / Bytes + 2;
   localparam int unsigned WordW = $clog2(Words);
   localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;

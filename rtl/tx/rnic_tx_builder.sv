@@ -21,6 +21,9 @@ module rnic_tx_builder #(
   parameter int unsigned NSlots = 3,
   parameter int unsigned NSmall = 8,
   parameter int unsigned SmallBytes = 256,
+  // Bytes a large slot holds: a 4 KiB payload and the largest header (a
+  // formal proof uses small slots)
+  parameter int unsigned FrameBytes = 4096 + 96 + 8,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
@@ -70,7 +73,6 @@ module rnic_tx_builder #(
   output logic        quiet_o
 );
   localparam int unsigned LaneW = $clog2(Bytes);
-  localparam int unsigned FrameBytes = 4096 + 96 + 8;
   localparam int unsigned Words = (FrameBytes + Bytes - 1) / Bytes + 1;
   localparam int unsigned WordW = $clog2(Words);
   localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;

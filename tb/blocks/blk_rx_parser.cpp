@@ -9,7 +9,7 @@
 // opcode (any code outside the reference's opcode table), a nonzero BTH TVer, a
 // truncated frame, a payload above 4096 bytes (some longer than a slot), or an
 // IPv4 length too short for the opcode's extension headers (a consistent,
-// resealed frame that ends inside them).
+// resealed frame that ends inside them), or an IPv4 total length below 4.
 // They are fed with random gaps and a keep mask on the last beat per frame
 // length (random data in the lanes past the end). A consumer pops pkt_o with
 // random readiness, checks every descriptor field and the payload offset,
@@ -52,12 +52,13 @@ enum Bad {
   kBadIpVer,
   kBadProto,
   kShortExt,
+  kRuntIpLen,
   kNumKinds
 };
 const char *kind_name[] = {"good",           "bad ICRC",        "corrupted byte", "other dest IP",
                            "other UDP port", "other EtherType", "unknown opcode", "BTH TVer != 0",
                            "truncated",      "payload > 4096",  "IP version/IHL", "IP protocol",
-                           "ext headers cut"};
+                           "ext headers cut", "IPv4 length < 4"};
 
 struct Frame {
   Pkt k;
@@ -204,6 +205,17 @@ int main(int argc, char **argv) {
         const unsigned ip_len = (unsigned)(b.size() + 4 - 14);
         put_be(b, 16, ip_len, 2);
         put_be(b, 38, ip_len - 20, 2);
+        put_be(b, 24, ip_csum(b, 14), 2);
+        uint32_t c = icrc_ref(b);
+        for (int i = 0; i < 4; i++) b.push_back((uint8_t)(c >> (8 * i)));
+        break;
+      }
+      case kRuntIpLen: {
+        // An IPv4 total length of 0..3, below the 4 bytes the ICRC check
+        // reads before the length is known; re-sealed, so only the length
+        // disagrees with the frame.
+        b.resize(b.size() - 4);
+        put_be(b, 16, r.range(0, 3), 2);
         put_be(b, 24, ip_csum(b, 14), 2);
         uint32_t c = icrc_ref(b);
         for (int i = 0; i < 4; i++) b.push_back((uint8_t)(c >> (8 * i)));
