@@ -798,8 +798,16 @@ module rnic_rx_engine #(
   // The QP of a finished event stays selected until its progress report left.
   // StDrop ends an event (its frame slot is released) and takes the next
   // one in the same cycle, as StIdle does.
+  // An RQ doorbell of a QP that is not in ERR (nothing to flush) ends in
+  // its StRqFlush cycle, which takes the next event as StIdle does
+  // (rqf_end: the case below runs the StIdle arm).
+  logic rqf_end;
+  assign rqf_end = (st_q == StRqFlush) && !flushing_q && !from_pkt_q &&
+                   (ctx.state != rnic_pkg::QpsErr);
+  state_e st_sel;
+  assign st_sel = rqf_end ? StIdle : st_q;
   logic idle;
-  assign idle = ((st_q == StIdle) || (st_q == StDrop)) && !need_done_q && !pend_err_q;
+  assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end) && !need_done_q && !pend_err_q;
   assign rq_db_ready_o = idle;
   assign idle_infl = idle && !rq_db_valid_i;
   assign infl_ready_o = !hold_v_q && (idle_infl || hold_ok);
@@ -983,12 +991,19 @@ module rnic_rx_engine #(
         rd_done_qpn_o <= qpn_q;
       end
 
-      unique case (st_q)
+      unique case (st_sel)
         // ---------------------------------------------------------------------
         StIdle, StDrop: begin
           if (st_q == StDrop) begin
             release_o <= !placed_q;  // a placed frame's slot is released by placement
             release_slot_o <= slot_q;
+          end
+          if (st_q == StRqFlush) begin
+            // rqf_end: the doorbell's QP takes receives (INIT to SQE): read
+            // the head WQE ahead, as StRqFlush's last branch does.
+            rwc_hint_q <= !use_srq && (qpn_q < 24'(NQp)) && (ctx.state != rnic_pkg::QpsReset) &&
+                          pf_more;
+            placed_q <= 1'b1;
           end
           if (infl_tmr_q) begin
             infl_tmr_q <= 1'b0;
