@@ -409,6 +409,16 @@ module rnic_rx_engine #(
   assign s_lo = (acc_q > m_lo) ? acc_q : m_lo;
   assign s_hi = (s_end < m_hi) ? s_end : m_hi;
 
+  // Mapping ends in the cycle that takes the last SGE: the fit checks see
+  // the state after it (map_acc, map_ovf, map_prot), so a message costs no
+  // cycle of its own for them. map_all: every SGE was taken before.
+  logic map_all, map_last, map_ovf, map_prot;
+  logic [33:0] map_acc;
+  assign map_all = (sge_i_q == sge_cnt_q);
+  assign map_last = (sge_i_q + 3'd1 == sge_cnt_q);
+  assign map_acc = map_all ? acc_q : s_end;
+  assign map_ovf = map_ovf_q || (!map_all && (s_hi > s_lo) && (nseg_q == 3'd4));
+
   // Key check: SGE (local write) while mapping a receive or response, the
   // request's rkey otherwise (READ: remote read, atomic: remote atomic,
   // WRITE: remote write). An SGE is checked for the bytes this packet puts
@@ -440,6 +450,7 @@ module rnic_rx_engine #(
     .mr_i(mr_i), .key_i(chk_key), .rkey_i(!chk_sge), .qpn_i(qpn_q), .pd_i(ctx.pd), .va_i(chk_va),
     .len_i(chk_len), .access_i(chk_acc), .ok_o(chk_ok), .bus_o(chk_bus)
   );
+  assign map_prot = map_prot_q || (!map_all && (s_hi > s_lo) && !chk_ok);
   // The window a SEND_WITH_INV names: bound, of this PD, and (type 2) to
   // this QP.
   /* verilator lint_off UNUSEDSIGNAL */  // a view of the MR port
@@ -1611,44 +1622,49 @@ module rnic_rx_engine #(
             err_status_q <= rnic_pkg::WcLocQpOpErr;
             err_cqe_q <= is_send;
             st_q <= is_send ? StErrCqe : StDrop;
-          end else if (sge_i_q == sge_cnt_q) begin
-            // All SGEs seen: does the message fit?
-            if ((m_hi > acc_q) || map_ovf_q) begin
-              err_syn_q <= rnic_pkg::AethNakInvReq;
-              err_status_q <= rnic_pkg::WcLocLenErr;
-              err_cqe_q <= is_send;
-              st_q <= is_send ? StErrCqe : StDrop;
-            end else if (map_prot_q) begin
-              err_syn_q <= rnic_pkg::AethNakRemOp;
-              err_status_q <= rnic_pkg::WcLocProtErr;
-              err_cqe_q <= is_send;
-              st_q <= is_send ? StErrCqe : StDrop;
-            end else if (ud_pass1_q) begin
-              // GRH area mapped: now the payload, from message byte 40.
-              ud_pass1_q <= 1'b0;
-              sge_i_q <= '0;
-              acc_q <= '0;
-              moff_q <= 32'd40;
-              adj_q <= 16'd40;
-              plen_q <= d_q.pay_len;
-            end else begin
-              st_q <= (op == rnic_pkg::OpAtomicAck) ? StAckWr : StPlace;
-            end
           end else begin
-            // This SGE: check its key when the message touches it. At most
-            // four segments per packet (more is a length error).
-            if (s_hi > s_lo) begin
-              if (!chk_ok) map_prot_q <= 1'b1;
-              if (nseg_q == 3'd4) map_ovf_q <= 1'b1;
-              else begin
-                seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus;
-                seg_len_q[nseg_q[1:0]*32 +: 32] <= 32'(s_hi - s_lo);
-                seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo) - adj_q;
-                nseg_q <= nseg_q + 3'd1;
+            // This SGE (while any is left): check its key when the message
+            // touches it. At most four segments per packet (more is a
+            // length error).
+            if (!map_all) begin
+              if (s_hi > s_lo) begin
+                if (!chk_ok) map_prot_q <= 1'b1;
+                if (nseg_q == 3'd4) map_ovf_q <= 1'b1;
+                else begin
+                  seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus;
+                  seg_len_q[nseg_q[1:0]*32 +: 32] <= 32'(s_hi - s_lo);
+                  seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo) - adj_q;
+                  nseg_q <= nseg_q + 3'd1;
+                end
+              end
+              acc_q <= s_end;
+              sge_i_q <= sge_i_q + 3'd1;
+            end
+            // All SGEs seen, or the last one taken now: does the message
+            // fit? (A UD GRH pass ends in a cycle of its own: it maps again.)
+            if (map_all || (map_last && !ud_pass1_q)) begin
+              if ((m_hi > map_acc) || map_ovf) begin
+                err_syn_q <= rnic_pkg::AethNakInvReq;
+                err_status_q <= rnic_pkg::WcLocLenErr;
+                err_cqe_q <= is_send;
+                st_q <= is_send ? StErrCqe : StDrop;
+              end else if (map_prot) begin
+                err_syn_q <= rnic_pkg::AethNakRemOp;
+                err_status_q <= rnic_pkg::WcLocProtErr;
+                err_cqe_q <= is_send;
+                st_q <= is_send ? StErrCqe : StDrop;
+              end else if (ud_pass1_q) begin
+                // GRH area mapped: now the payload, from message byte 40.
+                ud_pass1_q <= 1'b0;
+                sge_i_q <= '0;
+                acc_q <= '0;
+                moff_q <= 32'd40;
+                adj_q <= 16'd40;
+                plen_q <= d_q.pay_len;
+              end else begin
+                st_q <= (op == rnic_pkg::OpAtomicAck) ? StAckWr : StPlace;
               end
             end
-            acc_q <= s_end;
-            sge_i_q <= sge_i_q + 3'd1;
           end
         end
         // Atomic: read the 8 bytes once every earlier payload is in memory,
