@@ -34,10 +34,20 @@
  *                       IBV_EVENT_QP_LAST_WQE_REACHED; the SRQ's WQEs stay
  *                       for the other QPs
  *   srq_destroy_busy    ibv_destroy_srq is EBUSY while QPs use it
+ *   srq_send_inv        SEND_WITH_INV to an RC QP on the SRQ: the message takes
+ *                       the SRQ's next WQE and completes with IBV_WC_WITH_INV
+ *                       and invalidated_rkey; the type 2 window bound on that
+ *                       QP is gone (its MR, EBUSY before, can be deregistered)
+ *                       and the next message takes the following WQE
+ *   srq_flush_taken     a QP on the SRQ that goes to ERR while it holds a WQE
+ *                       (an RC SEND whose SEND_LAST was lost on the wire):
+ *                       that WQE completes with IBV_WC_WR_FLUSH_ERR, then the
+ *                       last WQE event; the SRQ's next WQE serves another QP
  */
 #define _DEFAULT_SOURCE
 
 #include "common.h"
+#include "rnic_verbs_ext.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -50,6 +60,7 @@
 #define QKEY		0x11223344
 #define CANARY		0x5a
 #define UD_GRH		40
+#define OP_RC_SEND_LAST	0x02	/* BTH opcode */
 
 struct srq_res {
 	struct ibv_context *ctx[2];
@@ -515,6 +526,115 @@ static void srq_destroy_busy(void)
 	printf("srq_destroy_busy: ok\n");
 }
 
+/* Side 1 binds a type 2 window on q[0], which is on the SRQ; rnic0 sends
+ * SEND_WITH_INV of its rkey between two plain SENDs. */
+static void srq_send_inv(void)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+	struct srq_res r;
+	struct t_buf win;
+	struct ibv_mw *mw;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	uint32_t rkey;
+
+	srq_open(&r, 16, 1);
+	srq_post(&r, 4);
+	t_buf_alloc_access(&win, r.pd[1], SLOT, T_MR_ACCESS | IBV_ACCESS_MW_BIND);
+	mw = CHECK_PTR(ibv_alloc_mw(r.pd[1], IBV_MW_TYPE_2));
+	rkey = ibv_inc_rkey(mw->rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0xb1;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = win.mr;
+	wr.bind_mw.bind_info.addr = t_addr(&win, 0);
+	wr.bind_mw.bind_info.length = SLOT;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CHECK_OK(ibv_post_send(r.q[0], &wr, &bad));
+	POLL(r.scq[1], 1, &wc);
+	EXPECT_WC(&wc, 0xb1, IBV_WC_SUCCESS, IBV_WC_BIND_MW, r.q[0]->qp_num, T_ANY, 0,
+		  T_ANY);
+	CHECK_EQ(ibv_dereg_mr(win.mr), EBUSY);
+
+	/* Message 0 on the other RC QP takes WQE 0. */
+	srq_send(&r, 1, 0, 64);
+	srq_expect_recv(&r, 1, 0, 64);
+
+	/* Message 1, SEND_WITH_INV on q[0], takes WQE 1. */
+	t_fill(r.src.p + SLOT, 200, 0x5001);
+	sg = t_sge(&r.src, SLOT, 200);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.invalidate_rkey = rkey;
+	CHECK_OK(ibv_post_send(r.p[0], &wr, &bad));
+	POLL(r.rcq[1], 1, &wc);
+	EXPECT_WC(&wc, r.next_id + 1, IBV_WC_SUCCESS, IBV_WC_RECV, r.q[0]->qp_num, 200,
+		  IBV_WC_WITH_INV, T_ANY);
+	CHECK_EQ(wc.invalidated_rkey, rkey);
+	CHECK_MEM(r.rbuf.p + SLOT, r.src.p + SLOT, 200);
+	POLL(r.scq[0], 1, &wc);
+	EXPECT_WC(&wc, 1, IBV_WC_SUCCESS, IBV_WC_SEND, r.p[0]->qp_num, T_ANY, 0, T_ANY);
+
+	/* Message 2, on the same QP, takes WQE 2: WQE 1 was taken once. */
+	srq_send(&r, 0, 2, 96);
+	srq_expect_recv(&r, 0, 2, 96);
+
+	/* The window is gone: its MR can go. */
+	CHECK_OK(ibv_dereg_mr(win.mr));
+	win.mr = NULL;
+	CHECK_OK(ibv_dealloc_mw(mw));
+	t_buf_free(&win);
+	srq_close(&r);
+	printf("srq_send_inv: ok\n");
+}
+
+static void srq_flush_taken(void)
+{
+	struct ibv_qp_attr a;
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	struct srq_res r;
+	uint64_t h;
+
+	srq_open(&r, 16, 1);
+	srq_post(&r, 4);
+	/* A 3-packet SEND (MTU 1024) to QP 0 loses its SEND_LAST: the FIRST
+	 * took WQE 0, the message stays open. The ACK timeout (67 ms) is far
+	 * beyond this test, so nothing is resent. */
+	h = rnic_verbs_wire_drop_hits(0);
+	CHECK_OK(rnic_verbs_wire_drop(0, OP_RC_SEND_LAST, -1, 0, 1));
+	t_fill(r.src.p, 3000, 0x5000);
+	sg = t_sge(&r.src, 0, 3000);
+	POST_SEND(r.p[0], 0, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1, 0, 0, 0);
+	while (rnic_verbs_wire_drop_hits(0) == h)
+		CHECK_EQ(ibv_poll_cq(r.rcq[1], 1, &wc), 0);
+	EXPECT_EMPTY(r.rcq[1], T_EMPTY_POLLS);
+
+	/* QP 0 to ERR: the WQE it holds is flushed, then its last WQE. */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_ERR;
+	CHECK_OK(ibv_modify_qp(r.q[0], &a, IBV_QP_STATE));
+	POLL(r.rcq[1], 1, &wc);
+	EXPECT_WC(&wc, r.next_id, IBV_WC_WR_FLUSH_ERR, T_ANY, r.q[0]->qp_num, T_ANY, T_ANY,
+		  T_ANY);
+	EXPECT_ASYNC_EVENT(r.ctx[1], IBV_EVENT_QP_LAST_WQE_REACHED, r.q[0]);
+	EXPECT_EMPTY(r.rcq[1], T_EMPTY_POLLS);
+
+	/* WQE 1 serves QP 1. */
+	srq_send(&r, 1, 1, 60);
+	srq_expect_recv(&r, 1, 1, 60);
+	EXPECT_FD_QUIET(r.ctx[1]->async_fd, T_QUIET_MS);
+	srq_close(&r);
+	printf("srq_flush_taken: ok\n");
+}
+
 int main(void)
 {
 	srq_posting_order();
@@ -525,6 +645,8 @@ int main(void)
 	srq_recv_too_small();
 	srq_last_wqe();
 	srq_destroy_busy();
+	srq_send_inv();
+	srq_flush_taken();
 	printf("sys_srq: passed\n");
 	return 0;
 }
