@@ -345,12 +345,14 @@ module rnic_rx_engine #(
   logic job_v_q;
   rnic_pkg::rsp_job_t job_q, njob_q;
   logic ack_merge;
-  // The timer update after progress (StTmrUpd, or the end of an ACK's
-  // retire loop when no implied NAK sends it to StAckPost and StRetry).
-  logic tmr_upd, imp_nak, ack_end;
+  // The timer update after progress (StTmrUpd, or the end of a retire
+  // loop that would go on to it: a READ response's, or an ACK's when no
+  // implied NAK sends it to StAckPost and StRetry).
+  logic tmr_upd, imp_nak, ret_end;
   assign imp_nak = head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup;
-  assign ack_end = (st_q == StRetire) && !ret_take && (ret_st_q == StAckPost) && !imp_nak;
-  assign tmr_upd = (st_q == StTmrUpd) || ack_end;
+  assign ret_end = (st_q == StRetire) && !ret_take &&
+                   (((ret_st_q == StAckPost) && !imp_nak) || (ret_st_q == StTmrUpd));
+  assign tmr_upd = (st_q == StTmrUpd) || ret_end;
   assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
                      (job_q.syn == rnic_pkg::AethAck) && (njob_q.kind == rnic_pkg::JobAck) &&
                      (njob_q.syn == rnic_pkg::AethAck) && (njob_q.qpn == job_q.qpn) &&
@@ -674,8 +676,14 @@ module rnic_rx_engine #(
   // StRetireOut's work (the record leaves the ring, progress is reported):
   // in the StRetire cycle that completes it when no report is pending,
   // else in StRetireOut.
+  // A READ's last response (or an atomic ACK) retires its record in the
+  // StAfterPlace cycle that completes it (rd_last).
+  logic rd_last;
+  assign rd_last = (st_q == StAfterPlace) && !need_cqe_q && rnic_pkg::op_is_response(op) &&
+                   (d_q.psn == head.last_psn);
   assign ret_out = !need_done_q &&
-                   ((st_q == StRetireOut) || ((st_q == StRetire) && !need_cqe_q && ret_take));
+                   ((st_q == StRetireOut) || ((st_q == StRetire) && !need_cqe_q && ret_take) ||
+                    rd_last);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
 
@@ -1194,7 +1202,7 @@ module rnic_rx_engine #(
               cqe_q.src_qp <= ctx.dest_qpn;
             end
             if (ret_out) st_q <= StRetire;  // retired in this cycle (ret_out)
-            if (ack_end) st_q <= from_pkt_q ? StDrop : StIdle;  // and tmr_upd
+            if (ret_end) st_q <= from_pkt_q ? StDrop : StIdle;  // and tmr_upd
           end
         end
         // The completion may still be on its way to the CQE writer: the
@@ -1205,7 +1213,7 @@ module rnic_rx_engine #(
         end
         // After the ACK retired what it covers: an ACK beyond a READ/atomic
         // at the head means its response was lost (implied NAK, imp_nak;
-        // without one the loop ends in StRetire, ack_end).
+        // without one the loop ends in StRetire, ret_end).
         StAckPost: begin
           restart_q <= imp_restart;
           st_q <= StRetry;
@@ -1754,7 +1762,7 @@ module rnic_rx_engine #(
               need_cqe_q <= head.signaled;
               ack_mode_q <= 1'b0;
               ret_st_q <= StTmrUpd;
-              st_q <= StRetireOut;
+              st_q <= ret_out ? StRetire : StRetireOut;
             end else begin
               st_q <= StTmrUpd;
             end
@@ -1949,7 +1957,8 @@ module rnic_rx_engine #(
       if (st_q == StReq) rwc_sq_q <= 1'b0;
 
       // The ACK timer after progress, in StTmrUpd or at the end of a plain
-      // ACK's retire loop (ack_end): the retry counts start again.
+      // ACK's or READ response's retire loop (ret_end): the retry counts
+      // start again.
       if (tmr_upd && progress_q) begin
         rc_used_q[q] <= '0;
         rnr_used_q[q] <= '0;
