@@ -1123,6 +1123,11 @@ module rnic_rx_engine #(
                 ret_st_q <= StRdRespHead;
               end
               st_q <= StRetire;
+              // A READ/atomic at the head has nothing before it to retire:
+              // the retire loop would end at once (no ret_take).
+              if ((op != rnic_pkg::OpAck) && head_resp && (ctx.state != rnic_pkg::QpsSqe)) begin
+                st_q <= StRdRespHead;
+              end
             end else begin
               st_q <= StDrop;
             end
