@@ -16,35 +16,56 @@
 #   annotated/    the RTL sources with the count of every point
 #
 # Usage: scripts/coverage.sh [--check] [--record] [build_dir]
+#        scripts/coverage.sh --toggle [build_dir]
 #        scripts/coverage.sh --report-only [--check] [--record] build_dir
 #   --check        fail when a module's line or branch figure, or the FSM
 #                  states it enters, drop below tb/coverage/recorded.json
 #   --record       write this run's figures to tb/coverage/recorded.json
 #   --report-only  merge and report what the tests of build_dir wrote into
 #                  build_dir/coverage/data (scripts/test_sanitize.sh)
+#   --toggle       count signal toggles too (-DRNIC_COVERAGE_TOGGLE=ON, in
+#                  build-tog): the model runs about 20 times slower than the
+#                  normal one, so this run leaves out the fuzz and ffwd
+#                  labels (long random runs, and the same programs again
+#                  with the fast-forward off); its figures are not checked
 set -euo pipefail
 cd "$(dirname "$0")/.."
-do_check=0 record=0 report_only=0
-dir=build-cov
+do_check=0 record=0 report_only=0 toggle=0
+dir=
 for a in "$@"; do
 	case $a in
 	--check) do_check=1 ;;
 	--record) record=1 ;;
 	--report-only) report_only=1 ;;
-	-*) echo "usage: $0 [--report-only] [--check] [--record] [build_dir]" >&2; exit 2 ;;
+	--toggle) toggle=1 ;;
+	-*) echo "usage: $0 [--report-only|--toggle] [--check] [--record] [build_dir]" >&2; exit 2 ;;
 	*) dir=$a ;;
 	esac
 done
+if ((toggle && (do_check || record))); then
+	echo "coverage: --toggle figures are not checked or recorded" >&2
+	exit 2
+fi
+if [[ -z $dir ]]; then
+	if ((toggle)); then dir=build-tog; else dir=build-cov; fi
+fi
 recorded=tb/coverage/recorded.json
 out=$dir/coverage
 
 if ((!report_only)); then
-	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DRNIC_COVERAGE=ON >/dev/null
+	skip='lint|synth|formal'
+	tog=OFF
+	if ((toggle)); then
+		skip+='|fuzz|ffwd'
+		tog=ON
+	fi
+	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DRNIC_COVERAGE=ON \
+		-DRNIC_COVERAGE_TOGGLE=$tog >/dev/null
 	cmake --build "$dir" -j2
 	rm -rf "$out"
 	mkdir -p "$out/data"
 	RNIC_COVERAGE_DIR=$PWD/$out/data \
-		ctest --test-dir "$dir" -LE 'lint|synth|formal' --output-on-failure -j2
+		ctest --test-dir "$dir" -LE "$skip" --output-on-failure -j2
 fi
 
 shopt -s nullglob

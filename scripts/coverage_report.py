@@ -10,8 +10,9 @@ instance hit it.
   coverage_report.py DAT --rtl DIR [--md FILE] [--json FILE]
                          [--check FILE] [--reasons FILE]
 
---md writes the report (tables and every point never hit, with its reason
-from --reasons when one is recorded); --json the figures (per module the
+--md writes the report (tables, every point never hit with its reason from
+--reasons when one is recorded, and with toggle points the signals whose bits
+never changed); --json the figures (per module the
 line and branch points [hit, total] and the FSM states entered); --check
 compares the figures with recorded ones (that JSON) and fails when any
 module hits fewer points or enters fewer states than recorded.
@@ -173,6 +174,38 @@ def write_md(path, fig, pts, reasons):
             for f, l, k, what in miss:
                 why = reasons.get('%s:%d' % (f, l), 'no test reaches it yet')
                 o.write('  - %s:%d %s `%s`: %s\n' % (f, l, k, what, why))
+        write_toggles(o, pts)
+
+
+TOGGLE_LIST = 12    # signals listed per module
+
+
+def write_toggles(o, pts):
+    """Per module, the signals with the most bits that never changed.
+
+    Verilator counts every change of a bit in one counter; a bit counts as
+    toggled when it changed at least once. A signal is the point's name
+    without its bit and array indices."""
+    rows = []
+    for mod in sorted(pts):
+        sig = defaultdict(lambda: [0, 0])
+        for pid, p in pts[mod].items():
+            if pid[0] != 'toggle':
+                continue
+            s = sig[re.sub(r'(\[\d+\])+$', '', p[3])]
+            s[0] += p[0] == 0
+            s[1] += 1
+        dead = sorted(((n, t, name) for name, (n, t) in sig.items() if n), reverse=True)
+        if dead:
+            rows.append((mod, dead, len(sig)))
+    if not rows:
+        return
+    o.write('\nSignals with bits that never toggled, per module (bits that never changed / the '
+            'signal\'s bits; the %d with the most):\n\n' % TOGGLE_LIST)
+    for mod, dead, nsig in rows:
+        o.write('- `%s` (%d of %d signals):' % (mod, len(dead), nsig))
+        o.write(' ' + ', '.join('`%s` %d/%d' % (name, n, t) for n, t, name in dead[:TOGGLE_LIST]))
+        o.write(', and %d more\n' % (len(dead) - TOGGLE_LIST) if len(dead) > TOGGLE_LIST else '\n')
 
 
 def check(fig, rec):
