@@ -27,7 +27,8 @@
 #                  build-tog): the model runs about 20 times slower than the
 #                  normal one, so this run leaves out the fuzz and ffwd
 #                  labels (long random runs, and the same programs again
-#                  with the fast-forward off); its figures are not checked
+#                  with the fast-forward off) and the fast-forward check
+#                  tests; its figures are not checked
 set -euo pipefail
 cd "$(dirname "$0")/.."
 do_check=0 record=0 report_only=0 toggle=0
@@ -55,8 +56,14 @@ out=$dir/coverage
 if ((!report_only)); then
 	skip='lint|synth|formal'
 	tog=OFF
+	only=()
 	if ((toggle)); then
+		# The fast-forward's check mode compares the whole model state
+		# after a skip with the state after evaluating the same cycles;
+		# the toggle counters' copies of the counters a skip advances
+		# (the timers' clocks) differ, so those tests are left out too.
 		skip+='|fuzz|ffwd'
+		only=(-E ffwd_check)
 		tog=ON
 	fi
 	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DRNIC_COVERAGE=ON \
@@ -65,7 +72,7 @@ if ((!report_only)); then
 	rm -rf "$out"
 	mkdir -p "$out/data"
 	RNIC_COVERAGE_DIR=$PWD/$out/data \
-		ctest --test-dir "$dir" -LE "$skip" --output-on-failure -j2
+		ctest --test-dir "$dir" -LE "$skip" "${only[@]}" --output-on-failure -j2
 fi
 
 shopt -s nullglob
