@@ -25,10 +25,9 @@
 #                  build_dir/coverage/data (scripts/test_sanitize.sh)
 #   --toggle       count signal toggles too (-DRNIC_COVERAGE_TOGGLE=ON, in
 #                  build-tog): the model runs about 20 times slower than the
-#                  normal one, so this run leaves out the fuzz and ffwd
-#                  labels (long random runs, and the same programs again
-#                  with the fast-forward off) and the fast-forward check
-#                  tests; its figures are not checked
+#                  normal one, so this run leaves out the ffwd label (the
+#                  same programs again with the fast-forward off) and the
+#                  fast-forward check tests; its figures are not checked
 set -euo pipefail
 cd "$(dirname "$0")/.."
 do_check=0 record=0 report_only=0 toggle=0
@@ -62,7 +61,7 @@ if ((!report_only)); then
 		# after a skip with the state after evaluating the same cycles;
 		# the toggle counters' copies of the counters a skip advances
 		# (the timers' clocks) differ, so those tests are left out too.
-		skip+='|fuzz|ffwd'
+		skip+='|ffwd'
 		only=(-E ffwd_check)
 		tog=ON
 	fi
