@@ -25,19 +25,12 @@ module rnic_dma_rd_mux #(
   input  logic [7:0]  dma_rsp_tag_i
 );
   localparam int unsigned SelW = (N > 1) ? $clog2(N) : 1;
-  logic [SelW-1:0] last_q, sel, hold_sel_q;
-  logic any, hold_q;
+  logic [SelW-1:0] last_q, sel;
+  logic any;
 
-  // A request presented and not taken stays presented (valid, address and
-  // length stable until ready) while its source still asks; otherwise
-  // round robin after the last source served.
   always_comb begin
     sel = last_q;
     any = 1'b0;
-    if (hold_q && req_valid_i[hold_sel_q]) begin
-      any = 1'b1;
-      sel = hold_sel_q;
-    end
     for (int k = 1; k <= N; k++) begin
       logic [SelW-1:0] i;
       i = SelW'((32'(last_q) + k) % N);
@@ -71,15 +64,8 @@ module rnic_dma_rd_mux #(
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      last_q <= SelW'(N - 1);
-      hold_q <= 1'b0;
-      hold_sel_q <= '0;
-    end else begin
-      if (any && dma_req_ready_i) last_q <= sel;
-      hold_q <= any && !dma_req_ready_i;
-      hold_sel_q <= sel;
-    end
+    if (!rst_ni) last_q <= SelW'(N - 1);
+    else if (any && dma_req_ready_i) last_q <= sel;
   end
 
   logic unused;
