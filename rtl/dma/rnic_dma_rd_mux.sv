@@ -25,21 +25,28 @@ module rnic_dma_rd_mux #(
   input  logic [7:0]  dma_rsp_tag_i
 );
   localparam int unsigned SelW = (N > 1) ? $clog2(N) : 1;
-  logic [SelW-1:0] last_q, sel;
-  logic any;
+  logic [SelW-1:0] last_q, sel, rr_sel, hold_sel_q;
+  logic any, rr_any, hold_q, hold_live;
 
+  // Round robin after the last source served.
   always_comb begin
-    sel = last_q;
-    any = 1'b0;
+    rr_sel = last_q;
+    rr_any = 1'b0;
     for (int k = 1; k <= N; k++) begin
       logic [SelW-1:0] i;
       i = SelW'((32'(last_q) + k) % N);
-      if (!any && req_valid_i[i]) begin
-        any = 1'b1;
-        sel = i;
+      if (!rr_any && req_valid_i[i]) begin
+        rr_any = 1'b1;
+        rr_sel = i;
       end
     end
   end
+
+  // A request presented and not taken stays presented (valid, address and
+  // length stable until ready) while its source still asks.
+  assign hold_live = hold_q && req_valid_i[hold_sel_q];
+  assign any = hold_live || rr_any;
+  assign sel = hold_live ? hold_sel_q : rr_sel;
 
   assign dma_req_valid_o = any;
   assign dma_req_addr_o = req_addr_i[sel*64 +: 64];
@@ -64,8 +71,15 @@ module rnic_dma_rd_mux #(
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) last_q <= SelW'(N - 1);
-    else if (any && dma_req_ready_i) last_q <= sel;
+    if (!rst_ni) begin
+      last_q <= SelW'(N - 1);
+      hold_q <= 1'b0;
+      hold_sel_q <= '0;
+    end else begin
+      if (any && dma_req_ready_i) last_q <= sel;
+      hold_q <= any && !dma_req_ready_i;
+      hold_sel_q <= sel;
+    end
   end
 
   logic unused;

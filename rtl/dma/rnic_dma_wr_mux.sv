@@ -51,8 +51,10 @@ module rnic_dma_wr_mux #(
     if (!rst_ni) begin
       locked_q <= 1'b0;
       owner_q <= '0;
-    end else if (valid_o && ready_i) begin
-      locked_q <= !last_o;
+    end else if (valid_o) begin
+      // The writer of a beat presented keeps the port until its write's
+      // last beat is taken: a waiting first beat is not replaced either.
+      locked_q <= !(ready_i && last_o);
       owner_q <= sel;
     end
   end

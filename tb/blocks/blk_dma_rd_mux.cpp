@@ -9,8 +9,9 @@
 // number, last) on that bus and the source that takes it checks it against
 // its own oldest request.
 // Checks: dma_req_valid_o when any source requests; the request on the DMA
-// side is one of the requesting sources' (address, length, tag[7:5]); each
-// grant goes to the first requester after the previous grant (round robin),
+// side is one of the requesting sources' (address, length, tag[7:5]); a
+// request shown to a stalled DMA stays shown until taken; any other grant
+// goes to the first requester after the previous grant (round robin),
 // so no source waits more than N-1 grants; req_ready_o only to the granted
 // source; rsp_valid_o only for the source in the tag and dma_rsp_ready_o that
 // source's ready; every response beat reaches exactly the source that issued
@@ -148,8 +149,12 @@ int main(int argc, char **argv) {
     BLK_CHECK(top.dma_req_valid_o == (valid != 0), "dma_req_valid_o=%d with req_valid_i=0x%x",
               top.dma_req_valid_o, valid);
     const bool req_take = top.dma_req_valid_o && top.dma_req_ready_i;
+    // A request shown and not taken stays shown while its source asks.
+    const unsigned held = shown_prev < kN && (valid >> shown_prev & 1) ? shown_prev : kN;
     if (top.dma_req_valid_o && shown_prev < kN && (top.dma_req_tag_o >> 5) != shown_prev)
       switched++;
+    BLK_CHECK(held == kN || (top.dma_req_tag_o >> 5) == held,
+              "source %u shown and waiting, now source %u shown", held, top.dma_req_tag_o >> 5);
     shown_prev = top.dma_req_valid_o && !req_take ? top.dma_req_tag_o >> 5 : kN;
     // what the memory takes on this edge (the outputs change after it)
     const Infl taken{Req{top.dma_req_addr_o, top.dma_req_len_o}, top.dma_req_tag_o,
@@ -171,7 +176,7 @@ int main(int argc, char **argv) {
     BLK_CHECK(top.req_ready_o == exp_rr, "req_ready_o=0x%x, expected 0x%x (DMA %s)",
               top.req_ready_o, exp_rr, req_take ? "takes a request" : "idle or not ready");
     if (req_take && g < kN) {
-      unsigned exp = kN;
+      unsigned exp = held;
       for (unsigned k = 1; k <= kN && exp == kN; k++)
         if (valid >> ((last + k) % kN) & 1) exp = (last + k) % kN;
       BLK_CHECK(g == exp, "grant to source %u, round robin after %u among 0x%x gives %u", g, last,

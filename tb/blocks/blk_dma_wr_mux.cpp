@@ -12,7 +12,8 @@
 // other source gets no ready); every write arrives whole with its address,
 // length and data, in order per source, none lost or duplicated; when both
 // sources start a write in the same cycle, placement goes first (the ordering
-// rnic_dma_wr_mux promises: a receive CQE follows the data it reports).
+// rnic_dma_wr_mux promises: a receive CQE follows the data it reports); a
+// first beat shown to a stalled channel keeps it until taken.
 #include "Vrnic_dma_wr_mux.h"
 #include "blk_common.h"
 
@@ -58,6 +59,9 @@ int main(int argc, char **argv) {
   // channel side: the write being reassembled
   bool in_wr = false;
   unsigned owner = 0;
+  // a first beat shown to a stalled channel keeps it (held by held_src)
+  bool held = false;
+  unsigned held_src = 0;
   Wr got;
   unsigned done[2] = {}, beats = 0, multi = 0, both_start = 0, blocked = 0;
   unsigned wait1 = 0, max_wait1 = 0;  // cycles the CQE writer's first beat waits
@@ -135,10 +139,16 @@ int main(int argc, char **argv) {
                 "ready_o=0x%x gives the other source a beat inside a write of source %u",
                 top.ready_o, owner);
       if (!((valid >> owner) & 1) && ((valid >> (1 - owner)) & 1)) blocked++;
+    } else if (held) {
+      BLK_CHECK(top.valid_o == ((valid >> held_src) & 1),
+                "valid_o=%d while the first beat of source %u waits, its valid %d", top.valid_o,
+                held_src, (valid >> held_src) & 1);
     } else {
       BLK_CHECK(top.valid_o == (valid != 0), "valid_o=%d with valid_i=0x%x between writes",
                 top.valid_o, valid);
     }
+    // the source whose beat the channel shows between writes
+    const unsigned shown = held ? held_src : (valid & 1) ? 0 : 1;
     // ---- which source's beat moves: exactly one, and only when the channel takes one
     unsigned movers = 0, mv = 0;
     for (unsigned i = 0; i < 2; i++)
@@ -151,7 +161,10 @@ int main(int argc, char **argv) {
     if (take && movers == 1) {
       Src &s = src[mv];
       if (!in_wr) {
-        if (valid == 3) {
+        if (held) {
+          BLK_CHECK(mv == held_src, "source %u's first beat waited, source %u goes", held_src,
+                    mv);
+        } else if (valid == 3) {
           both_start++;
           BLK_CHECK(mv == 0, "both sources start a write, source %u goes first", mv);
         }
@@ -182,6 +195,12 @@ int main(int argc, char **argv) {
       max_wait1 = std::max(max_wait1, ++wait1);
     } else {
       wait1 = 0;
+    }
+    if (!in_wr && top.valid_o && !take) {
+      held = true;
+      held_src = shown;
+    } else if (take) {
+      held = false;
     }
     if (take && movers == 1) {
       beats++;

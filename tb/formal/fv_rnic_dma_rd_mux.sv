@@ -115,17 +115,14 @@ module fv_rnic_dma_rd_mux (
       end else begin
         assert (req_ready_o == 3'b000);
       end
-      // Valid held until taken. The data may change only by a switch to
-      // another source (see docs/verification.md: arbiter stability).
+      // Valid, source, address and length held until taken (the grant
+      // stays with a waiting request: docs/verification.md, arbiter
+      // stability).
       if (out_wait) begin
         assert (dma_req_valid_o);
-`ifdef FV_STRICT_STABLE
         assert (dma_req_tag_o == otag_q);
-`endif
-        if (dma_req_tag_o == otag_q) begin
-          assert (dma_req_addr_o == oaddr_q);
-          assert (dma_req_len_o == olen_q);
-        end
+        assert (dma_req_addr_o == oaddr_q);
+        assert (dma_req_len_o == olen_q);
       end
       // Round robin: a waiting source is passed over at most twice.
       for (int i = 0; i < 3; i++) assert (passed[i] <= 2'd2);

@@ -58,8 +58,9 @@ module fv_rnic_dma_wr_mux (
     if (!rst_ni) begin
       busy <= 1'b0;
       own <= '0;
-    end else if (take) begin
-      busy <= !last_o;
+    end else if (valid_o) begin
+      // A writer presented keeps the port until its last beat is taken.
+      busy <= !(take && last_o);
       own <= sel_w;
     end
   end
@@ -98,9 +99,7 @@ module fv_rnic_dma_wr_mux (
       if (busy) assert ((ready_o & ~(3'b001 << own)) == 3'b000);
       if (out_wait) begin
         assert (valid_o);
-`ifdef FV_STRICT_STABLE
         assert (sel_w == sel_q);
-`endif
       end
     end
   end
