@@ -1,5 +1,5 @@
 // Properties of rnic_tx_arb: the frame presented is a valid source's and
-// only that source's transfer happens; valid is held until taken; round robin - a
+// only that source's transfer happens; valid and frame are held until taken; round robin - a
 // waiting source is passed over at most once. Sources hold valid and frame
 // until taken (assumed).
 module fv_rnic_tx_arb (
@@ -22,11 +22,13 @@ module fv_rnic_tx_arb (
 
   logic [1:0] wait_q, passed;
   logic [2*W-1:0] txd_q;
+  logic [W-1:0] otxd_q;
   logic out_wait;
   always_ff @(posedge clk_i) begin
     wait_q <= rst_ni ? (valid_i & ~ready_o) : 2'b00;
     txd_q <= txd_i;
     out_wait <= rst_ni && valid_o && !ready_i;
+    otxd_q <= txd_o;
     for (int i = 0; i < 2; i++) begin
       if (!rst_ni || !valid_i[i] || ready_o[i]) passed[i] <= 1'b0;
       else if (valid_o && ready_i) passed[i] <= 1'b1;
@@ -51,7 +53,11 @@ module fv_rnic_tx_arb (
       if (valid_i[1] && ready_o[1]) assert (ready_i && (txd_o == txd_i[2*W-1:W]));
       assert (!(valid_i[0] && ready_o[0] && valid_i[1] && ready_o[1]));
       if (valid_o && ready_i) assert ((valid_i & ready_o) != 2'b00);
-      if (out_wait) assert (valid_o);
+      // Valid and the frame presented held until taken.
+      if (out_wait) begin
+        assert (valid_o);
+        assert (txd_o == otxd_q);
+      end
       // Passed over once at most: a source passed once is served next.
       for (int i = 0; i < 2; i++) begin
         if (passed[i] && valid_o && ready_i) assert (ready_o[i]);

@@ -12,6 +12,9 @@
  *    with IBV_WC_LOC_QP_OP_ERR (docs/transport.md).
  * 4. FENCE: an RDMA WRITE of a local buffer, fenced behind an RDMA READ into
  *    that buffer, sends the bytes the READ brought.
+ * 5. A responder QP moved to RESET while it still owes READ responses, then
+ *    connected again, serves READs as a new QP does: the responses it owed
+ *    do not count against its new max_dest_rd_atomic.
  */
 #include <stdio.h>
 #include <string.h>
@@ -110,6 +113,60 @@ static void fence(void)
 	t_pair_close(&p);
 }
 
+static void reset_mid_read(void)
+{
+	enum { NR = 4, RLEN = 65536 };
+	struct t_pair_cfg cfg;
+	struct t_pair p;
+	struct t_buf a, b;
+	struct ibv_qp_attr qa;
+	struct ibv_sge sg;
+	struct ibv_wc wc[NR];
+	int i, n;
+
+	t_pair_default_cfg(&cfg);
+	cfg.attrs[0].max_rd_atomic = NR;
+	cfg.attrs[1].max_dest_rd_atomic = NR;
+	t_pair_open(&p, &cfg);
+	t_buf_alloc(&a, p.s[0].pd, NR * RLEN);
+	t_buf_alloc(&b, p.s[1].pd, NR * RLEN);
+	t_fill(b.p, NR * RLEN, 11);
+	for (i = 0; i < NR; i++) {
+		sg = t_sge(&a, (size_t)i * RLEN, RLEN);
+		POST_SEND(p.s[0].qp, i, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, &sg, 1,
+			  t_addr(&b, (size_t)i * RLEN), b.mr->rkey, 0);
+	}
+	/* About 1000 cycles: the requests have arrived, most of the 256 KiB of
+	 * responses (4 x 64 packets) have not left. */
+	n = 0;
+	for (i = 0; i < 4; i++)
+		n += ibv_poll_cq(p.s[0].scq, NR, wc + n);
+	CHECKF(n == 0, "%d READs completed before the reset", n);
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RESET;
+	CHECK_OK(ibv_modify_qp(p.s[1].qp, &qa, IBV_QP_STATE));
+	CHECK_OK(ibv_modify_qp(p.s[0].qp, &qa, IBV_QP_STATE));
+	/* Let whatever the reset left in flight drain. */
+	for (i = 0; i < 64; i++)
+		(void)ibv_poll_cq(p.s[0].scq, NR, wc);
+
+	t_connect_qps(p.s[0].qp, p.s[1].qp, cfg.mtu, 0x100, 0x200);
+	memset(a.p, 0, NR * RLEN);
+	for (i = 0; i < 2; i++) {
+		sg = t_sge(&a, (size_t)i * 64, 64);
+		POST_SEND(p.s[0].qp, 10 + i, IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, &sg, 1,
+			  t_addr(&b, (size_t)i * 64), b.mr->rkey, 0);
+		POLL(p.s[0].scq, 1, wc);
+		EXPECT_WC(&wc[0], 10 + i, IBV_WC_SUCCESS, IBV_WC_RDMA_READ,
+			  p.s[0].qp->qp_num, 64, 0, T_ANY);
+	}
+	CHECK_MEM(a.p, b.p, 128);
+	t_buf_free(&a);
+	t_buf_free(&b);
+	t_pair_close(&p);
+}
+
 int main(void)
 {
 	uint64_t c1 = reads(1), c4 = reads(4);
@@ -121,6 +178,7 @@ int main(void)
 	refused(1, IBV_WC_REM_INV_REQ_ERR);
 	refused(0, IBV_WC_LOC_QP_OP_ERR);
 	fence();
+	reset_mid_read();
 	printf("sys_rd_credits: ok\n");
 	return 0;
 }
