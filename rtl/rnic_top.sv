@@ -503,6 +503,18 @@ module rnic_top #(
     else if (rd_req_hs && !rd_rsp_end) rd_out_q <= rd_out_q + 9'd1;
     else if (!rd_req_hs && rd_rsp_end) rd_out_q <= rd_out_q - 9'd1;
   end
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // Simulation check: a read's last beat comes back only while a read is
+  // out (the host side keeps the DMA contract).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else if (rd_rsp_end && !rd_req_hs) begin
+      assert (rd_out_q != 9'd0);
+    end
+  end
+  /* verilator coverage_on */
+`endif
   assign cmd_quiet = eng_idle && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
                      wqe_ready && !txa_valid[0] && !txa_valid[1] && !txd_valid &&
                      txb_intake_idle &&

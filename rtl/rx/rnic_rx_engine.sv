@@ -1974,10 +1974,13 @@ module rnic_rx_engine #(
       end
 
       // Responder resources: taken when a READ/atomic job is queued, back
-      // when its responses have left.
+      // when its responses have left. A QP reset clears the count while
+      // its queued responses still go out (the reset command waits for
+      // them): their returns find 0 and are dropped.
       if (rsp_done_i && (rsp_done_qpn_i < 24'(NQp))) begin
         if (!(rsp_inc && (rsp_done_qpn_i == qpn_q))) begin
-          rsp_out_q[rsp_done_qpn_i[QpW-1:0]] <= rsp_out_q[rsp_done_qpn_i[QpW-1:0]] - 4'd1;
+          rsp_out_q[rsp_done_qpn_i[QpW-1:0]] <= rsp_out_q[rsp_done_qpn_i[QpW-1:0]] -
+              {3'd0, (rsp_out_q[rsp_done_qpn_i[QpW-1:0]] != 4'd0)};
           if (rsp_inc) rsp_out_q[q] <= rsp_out_q[q] + 4'd1;
         end
       end else if (rsp_inc) begin
@@ -2024,6 +2027,22 @@ module rnic_rx_engine #(
   assign unused = ^{flp_count, flp_qpn[23:QpW], query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
+
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // Simulation checks (the model's builds): a WQE completes once and in
+  // order (the record retired is in the ring and is the QP's next); the
+  // responder's READ/atomic count stays within its 4 bits (a job is queued
+  // only under the QP's max_dest_rd_atomic, at most 15).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      if (ret_out) assert (head_v && (head.wqe_idx == head_idx));
+      if (rsp_inc) assert (rsp_out_q[q] != 4'hf);
+    end
+  end
+  /* verilator coverage_on */
+`endif
 
 `ifdef RNIC_COVER
   // Coverage builds: each state and each change of state is a cover point.

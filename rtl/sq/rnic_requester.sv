@@ -680,6 +680,23 @@ module rnic_requester #(
   logic unused;
   assign unused = ^{query_idx_i[23:QpW], npkts[31:24], rw.idx, rw.hold, rw.first_psn, w_av_a[127:96], w_av_a[31:24], w_av_b[127:48]};
 
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // Simulation checks (the model's builds): READ/atomic credits within
+  // bounds - one is taken only under the QP's max_rd_atomic (at most 15)
+  // and returned only while one is out.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      if (new_resp) assert (rd_out_q[q] != 4'hf);
+      if (rd_done_i && (rd_done_qpn_i < 24'(NQp)) && !(new_resp && (rd_done_qpn_i[QpW-1:0] == q))) begin
+        assert (rd_out_q[rd_done_qpn_i[QpW-1:0]] != 4'd0);
+      end
+    end
+  end
+  /* verilator coverage_on */
+`endif
+
 `ifdef RNIC_COVER
   // Coverage builds: each state and each change of state is a cover point.
   rnic_fsm_cover #(
