@@ -396,6 +396,14 @@ module rnic_requester #(
   assign rd_block = (op_resp && (rd_out_q[q] >= ctx.max_rd_atomic)) ||
                     (w_flags[rnic_pkg::WqeFlagFence] && (rd_out_q[q] != 4'd0));
 
+  // The first packet's length. When SGE 0 holds it whole (or it carries
+  // no payload), StInfl makes its chunk itself and goes straight to StSend.
+  logic [12:0] first_len;
+  logic first_one;
+  assign first_len = (total_q < {19'd0, mtu}) ? total_q[12:0] : mtu;
+  assign first_one = !stale && (op_resp || (first_len == 13'd0) ||
+                                (sge_len_q[0] >= {19'd0, first_len}));
+
   // Chunk step: the bytes of the current SGE that go into this packet.
   logic [31:0] sge_left, take;
   assign sge_left = sge_len_q[cur_sge_q[1:0]] - cur_off_q;
@@ -575,19 +583,30 @@ module rnic_requester #(
               cur_sge_q <= '0;
               cur_off_q <= '0;
               nchunk_q <= '0;
-              pkt_len_q <= (total_q < {19'd0, mtu}) ? total_q[12:0] : mtu;
-              need_q <= op_resp ? 13'd0 : ((total_q < {19'd0, mtu}) ? total_q[12:0] : mtu);
+              pkt_len_q <= first_len;
+              need_q <= op_resp ? 13'd0 : first_len;
               // A skip that lies before this message does not apply.
               if (!rnic_pkg::psn_ge(skip_psn_q, base_psn)) skip_psn_q <= base_psn;
               st_q <= StChunk;
+              if (first_one) begin
+                // What StChunk would do in one step: the packet's only
+                // chunk from SGE 0, or none.
+                if (!op_resp && (first_len != 13'd0)) begin
+                  chunk_addr_q[63:0] <= sge_bus_q[0];
+                  chunk_len_q[12:0] <= first_len;
+                  nchunk_q <= 3'd1;
+                  need_q <= '0;
+                  cur_off_q <= {19'd0, first_len};
+                end
+                st_q <= StSend;
+              end
             end
           end
         end
+        // A packet without payload never comes here (StInfl sends it).
         StChunk: begin
           if (stale) begin
             st_q <= StIdle;
-          end else if (need_q == 13'd0) begin
-            st_q <= StSend;
           end else if (sge_left == 32'd0) begin
             cur_sge_q <= cur_sge_q + 3'd1;
             cur_off_q <= '0;
