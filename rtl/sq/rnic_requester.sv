@@ -685,11 +685,14 @@ module rnic_requester #(
       skip_q[rq] <= rw.restart_psn;
     end
     // Credits: taken when a new READ/atomic is recorded, returned on retire.
+    // A return that finds 0 is dropped: the completer's strobe comes a
+    // cycle after its retire, which an SQ reset of the QP may have cleared.
     if (rd_done_i && (rd_done_qpn_i < 24'(NQp))) begin
       if (new_resp && (rd_done_qpn_i[QpW-1:0] == q)) begin
         // both at once: unchanged
       end else begin
-        rd_out_q[rd_done_qpn_i[QpW-1:0]] <= rd_out_q[rd_done_qpn_i[QpW-1:0]] - 4'd1;
+        rd_out_q[rd_done_qpn_i[QpW-1:0]] <= rd_out_q[rd_done_qpn_i[QpW-1:0]] -
+            {3'd0, (rd_out_q[rd_done_qpn_i[QpW-1:0]] != 4'd0)};
         if (new_resp) rd_out_q[q] <= rd_out_q[q] + 4'd1;
       end
     end else if (new_resp) begin
@@ -701,16 +704,12 @@ module rnic_requester #(
 
 `ifdef RNIC_ASSERT
   /* verilator coverage_off */
-  // Simulation checks (the model's builds): READ/atomic credits within
-  // bounds - one is taken only under the QP's max_rd_atomic (at most 15)
-  // and returned only while one is out.
+  // Simulation check (the model's builds): READ/atomic credits within
+  // bounds - one is taken only under the QP's max_rd_atomic (at most 15).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-    end else begin
-      if (new_resp) assert (rd_out_q[q] != 4'hf);
-      if (rd_done_i && (rd_done_qpn_i < 24'(NQp)) && !(new_resp && (rd_done_qpn_i[QpW-1:0] == q))) begin
-        assert (rd_out_q[rd_done_qpn_i[QpW-1:0]] != 4'd0);
-      end
+    end else if (new_resp) begin
+      assert (rd_out_q[q] != 4'hf);
     end
   end
   /* verilator coverage_on */
