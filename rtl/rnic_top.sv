@@ -383,7 +383,7 @@ module rnic_top #(
 
   // WQEs read ahead: hinted by the engine, looked up by its receives and READ
   // responses.
-  logic rwc_hint_valid, rwc_hint_evict, rwc_lk_valid, rwc_lk_hit, rwc_lk_pend, rwc_lk_err, rwc_inv;
+  logic rwc_hint_valid, rwc_hint_evict, rwc_room, rwc_lk_valid, rwc_lk_hit, rwc_lk_pend, rwc_lk_err, rwc_inv;
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key, rwc_lk_key, rwc_inv_key;
   logic [63:0] rwc_hint_addr;
   logic [15:0] rwc_hint_len;
@@ -399,7 +399,7 @@ module rnic_top #(
       .clk_i, .rst_ni,
       .hint_valid_i(rwc_hint_valid), .hint_evict_i(rwc_hint_evict), .hint_key_i(rwc_hint_key),
       .hint_addr_i(rwc_hint_addr),
-      .hint_len_i(rwc_hint_len),
+      .hint_len_i(rwc_hint_len), .room_o(rwc_room),
       .lk_valid_i(rwc_lk_valid), .lk_key_i(rwc_lk_key), .lk_hit_o(rwc_lk_hit), .lk_pend_o(rwc_lk_pend), .lk_err_o(rwc_lk_err),
       .lk_data_o(rwc_lk_data),
       .inv_i(rwc_inv), .inv_key_i(rwc_inv_key),
@@ -412,6 +412,7 @@ module rnic_top #(
     );
   end else begin : g_no_rwqe_cache
     assign rwc_lk_hit = 1'b0;
+    assign rwc_room = 1'b0;
     assign rwc_lk_pend = 1'b0;
     assign rwc_lk_err = 1'b0;
     assign rwc_lk_data = '0;
@@ -444,7 +445,7 @@ module rnic_top #(
     .rwc_hint_key_o(rwc_hint_key),
     .rwc_hint_addr_o(rwc_hint_addr), .rwc_hint_len_o(rwc_hint_len),
     .rwc_lk_valid_o(rwc_lk_valid), .rwc_lk_key_o(rwc_lk_key), .rwc_lk_hit_i(rwc_lk_hit), .rwc_lk_pend_i(rwc_lk_pend),
-    .rwc_lk_err_i(rwc_lk_err),
+    .rwc_lk_err_i(rwc_lk_err), .rwc_room_i(rwc_room),
     .rwc_lk_data_i(rwc_lk_data), .rwc_inv_o(rwc_inv), .rwc_inv_key_o(rwc_inv_key),
     .place_start_o(pl_start), .place_slot_o(pl_slot), .place_base_o(pl_base),
     .place_nseg_o(pl_nseg), .place_addr_o(pl_addr), .place_len_o(pl_len),

@@ -5,7 +5,8 @@
 // from host memory when the packet arrives, it stalls the engine for a whole
 // read latency per message. The engine hints a WQE as soon as it is known to
 // be needed: a receive WQE when it is posted and comes next (an RQ doorbell
-// names the head; taking a WQE names the two after it), a READ's or atomic's
+// names the head; taking a WQE names the two after it; while room_o holds,
+// both name WQEs further ahead, up to the engine's RqAhead), a READ's or atomic's
 // send WQE when the requester hands its in-flight record over. This block
 // reads its first bytes (at most RwqeBytes: the header, the segments before
 // the SGEs and the MaxSge SGEs the engine supports) on its own DMA read port
@@ -21,7 +22,9 @@
 // one that finds no entry is dropped, which only costs the read it would
 // have saved. Only a hint of a WQE needed next (hint_evict_i) may evict a
 // filled entry (in turn); one that looks further ahead takes a free entry
-// or nothing, so that more queues than entries do not thrash the cache. Reads return in
+// or nothing, so that more queues than entries do not thrash the cache, and
+// the engine looks further than the next two WQEs only while room_o says
+// that half the entries are free. Reads return in
 // request order (rnic_dma_rd_mux); the block takes every beat at once.
 module rnic_rwqe_cache #(
   parameter int unsigned DataW = 256,
@@ -37,6 +40,8 @@ module rnic_rwqe_cache #(
   input  logic [KeyW-1:0]                hint_key_i,
   input  logic [63:0]                    hint_addr_i,
   input  logic [15:0]                    hint_len_i,
+  // At least half the entries are free: room for WQEs further ahead
+  output logic                           room_o,
   // Lookup of the WQE the engine is about to read (outputs valid with lk_valid_i)
   input  logic                           lk_valid_i,
   input  logic [KeyW-1:0]                lk_key_i,
@@ -160,6 +165,10 @@ module rnic_rwqe_cache #(
       end
     end
   end
+  // Room for a look further ahead: hints beyond the next WQEs are sent only
+  // while half the entries are free, so they never fill the cache that the
+  // queues' next WQEs need.
+  assign room_o = $countones(~(pend_q | full_q)) >= (Entries / 2);
   // A hint for a WQE being retired or reset in the same cycle is stale.
   logic hint_stale, alloc;
   assign hint_stale = (inv_i && (hint_key_i == inv_key_i)) ||

@@ -28,7 +28,10 @@
 module rnic_rx_engine #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NQp = 1024,
-  parameter int unsigned InflDepth = 8
+  parameter int unsigned InflDepth = 8,
+  // Receive WQEs of a QP read ahead into the WQE cache: up to RqAhead - 1
+  // beyond the one a SEND takes (a power of two is not needed)
+  parameter int unsigned RqAhead = 8
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -83,6 +86,7 @@ module rnic_rx_engine #(
   input  logic        rwc_lk_hit_i,
   input  logic        rwc_lk_pend_i,
   input  logic        rwc_lk_err_i,
+  input  logic        rwc_room_i,        // room for WQEs further ahead
   input  logic [rnic_pkg::RwqeBits-1:0] rwc_lk_data_i,
   output logic        rwc_inv_o,
   output logic [rnic_pkg::RwqeKeyW-1:0] rwc_inv_key_o,
@@ -187,6 +191,7 @@ module rnic_rx_engine #(
   logic [23:0] msn_q [NQp];
   logic [15:0] rq_pi_q [NQp];
   logic [15:0] rq_ci_q [NQp];
+  logic [15:0] rq_hf_q [NQp];    // next receive WQE to read ahead (rwqe cache)
   logic [31:0] rmsg_off_q [NQp];
   logic [31:0] wr_rkey_q [NQp];  // WRITE in progress: its rkey and the VA
   logic [63:0] wr_va_q [NQp];    // of its next packet (checked per packet)
@@ -542,8 +547,9 @@ module rnic_rx_engine #(
       ctx.rq_base + ({48'd0, rx_next & ((16'd1 << ctx.rq_log_size) - 16'd1)} << ctx.rq_wqe_shift);
   assign rx_wqe_len = use_srq ? (16'd1 << srq.wqe_shift) : (16'd1 << ctx.rq_wqe_shift);
   // The WQE cache's tag of the WQE a receive takes (or holds), and the
-  // WQE worth reading ahead: an RQ doorbell (StRqFlush) names the head, a
-  // receive the one after its own.
+  // WQE worth reading ahead: an RQ doorbell (StRqFlush) names the head or
+  // the read-ahead frontier, a receive the one after its own and then the
+  // second next or the frontier (rq_hf below).
   logic [25:0] rx_num;
   assign rx_num = use_srq ? {rnic_pkg::RwqeSrq, 8'd0, ctx.srqn} : {rnic_pkg::RwqeRq, qpn_q};
   // A READ response or atomic ACK looks up its send WQE (the head record's)
@@ -565,12 +571,36 @@ module rnic_rx_engine #(
   // needed before it (evicting the oldest would drop the one needed next).
   logic sq_hint_q;
   logic [15:0] sq_hint_idx_q;
+  // An RQ keeps a read-ahead frontier (rq_hf_q): the next WQE to hint.
+  // While the WQE cache has room (half its entries free), every RQ
+  // doorbell and every take's second hint names the frontier and moves it
+  // on, up to RqAhead WQEs from the head, so that WQEs posted while the
+  // queue is not empty, and bursts of SENDs to one QP, find their WQEs
+  // read or on their way (a hint of the next two arrives one SEND ahead,
+  // less than a read's latency). Without room they name the head and the
+  // second next as before, so that queues whose next WQEs need the entries
+  // get them; the frontier moves only when it is the WQE named. A
+  // frontier outside the posted WQEs (the queue was reset or flushed)
+  // means the head; the take's second hint starts two after it (the first
+  // names the next).
+  logic [15:0] rq_hf, rq_hf_off, rq_hf_lo;
+  logic rq_hf_adv;
+  assign rq_hf_lo = rwc_hint2_q ? 16'd2 : 16'd0;
+  assign rq_hf_off = rq_hf_q[q] - rq_ci_q[q];
+  assign rq_hf = ((rq_hf_off >= rq_hf_lo) && (rq_hf_off <= (rq_pi_q[q] - rq_ci_q[q]))) ?
+                 rq_hf_q[q] : rq_ci_q[q] + rq_hf_lo;
   assign pf_next = use_srq ? (rwqe_v_q[q] ? srq_ci_q[sn] : srq_ci_q[sn] + 16'd1) : rq_ci_q[q] + 16'd1;
-  assign pf_idx = (st_q == StRqFlush) ? rq_ci_q[q] : rwc_hint2_q ? pf_next + 16'd1 : pf_next;
+  assign pf_idx = use_srq ? (rwc_hint2_q ? pf_next + 16'd1 : pf_next) :
+                  (((st_q == StRqFlush) || rwc_hint2_q) && rwc_room_i) ? rq_hf :
+                  (st_q == StRqFlush) ? rq_ci_q[q] : rwc_hint2_q ? pf_next + 16'd1 : pf_next;
   assign pf_ci = use_srq ? srq_ci_q[sn] : rq_ci_q[q];
   assign pf_pi = use_srq ? srq_pi_q[sn] : rq_pi_q[q];
-  // Posted and not taken: between the consumer and producer indices.
-  assign pf_more = (!use_srq || srq.valid) && ((pf_idx - pf_ci) < (pf_pi - pf_ci));
+  // Posted and not taken: between the consumer and producer indices; an
+  // RQ's within RqAhead of the head.
+  logic [15:0] pf_off;
+  assign pf_off = pf_idx - pf_ci;
+  assign pf_more = (!use_srq || srq.valid) && (pf_off < (pf_pi - pf_ci)) &&
+                   (use_srq || (pf_off < 16'(RqAhead)));
   logic rwc_hint_q, rwc_hint_ev_q, rwc_inv_q;
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_q, rwc_inv_key_q;
   logic [63:0] rwc_hint_addr_q;
@@ -825,6 +855,12 @@ module rnic_rx_engine #(
                    (ctx.state != rnic_pkg::QpsErr);
   state_e st_sel;
   assign st_sel = rqf_end ? StIdle : st_q;
+  // Such a doorbell reads its QP's frontier WQE ahead (the head when the
+  // queue was empty); the take's second hint moves the frontier too.
+  logic rq_db_hint;
+  assign rq_db_hint = rqf_end && !use_srq && (qpn_q < 24'(NQp)) &&
+                      (ctx.state != rnic_pkg::QpsReset) && pf_more;
+  assign rq_hf_adv = (rq_db_hint || (rwc_hint2_q && !use_srq && pf_more)) && (pf_idx == rq_hf);
   logic idle;
   assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end) && !need_done_q && !pend_err_q;
   assign rq_db_ready_o = idle;
@@ -982,6 +1018,7 @@ module rnic_rx_engine #(
     end else begin
       release_o <= 1'b0;
       rwc_hint_q <= (rwc_hint2_q && pf_more) || sq_hint_q;
+      if (rq_hf_adv) rq_hf_q[q] <= pf_idx + 16'd1;
       rwc_hint_ev_q <= 1'b0;
       rwc_hint2_q <= 1'b0;
       sq_hint_q <= 1'b0;
@@ -1019,9 +1056,8 @@ module rnic_rx_engine #(
           end
           if (st_q == StRqFlush) begin
             // rqf_end: the doorbell's QP takes receives (INIT to SQE): read
-            // the head WQE ahead, as StRqFlush's last branch does.
-            rwc_hint_q <= !use_srq && (qpn_q < 24'(NQp)) && (ctx.state != rnic_pkg::QpsReset) &&
-                          pf_more;
+            // its frontier WQE ahead (rq_db_hint).
+            rwc_hint_q <= rq_db_hint;
             placed_q <= 1'b1;
           end
           if (infl_tmr_q) begin
@@ -1923,11 +1959,8 @@ module rnic_rx_engine #(
               else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
               rwc_inv_q <= 1'b1;
             end else begin
-              // An RQ doorbell of a QP that takes receives (INIT to SQE):
-              // read the head WQE ahead.
-              rwc_hint_q <= !flushing_q && !from_pkt_q && !use_srq && (qpn_q < 24'(NQp)) &&
-                            (ctx.state != rnic_pkg::QpsReset) &&
-                            (ctx.state != rnic_pkg::QpsErr) && pf_more;
+              // (A doorbell of a QP that is not in ERR never gets here: it
+              // ends in rqf_end, which reads its WQEs ahead.)
               if (flushing_q && use_srq && (qpn_q < 24'(NQp))) begin
                 aev_push_q <= 1'b1;
                 aev_in_q <= {rnic_pkg::EvQpLastWqe, qpn_q};
@@ -2003,6 +2036,7 @@ module rnic_rx_engine #(
           rwqe_v_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
           rq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rq_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          rq_hf_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rmsg_off_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           seq_q[qp_wr_idx_i[QpW-1:0]] <= SeqIdle;
           msn_q[qp_wr_idx_i[QpW-1:0]] <= '0;

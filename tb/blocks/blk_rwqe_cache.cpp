@@ -244,6 +244,7 @@ int main(int argc, char **argv) {
   int steer = -1;  // key whose read ended on the last edge
 
   // ---- counts
+  uint64_t n_room = 0, n_noroom = 0;  // cycles with and without room_o
   uint64_t n_hints = 0, n_alloc = 0, n_alloc_free = 0, n_evict = 0, n_held = 0, n_nofree = 0,
            n_noevict = 0, n_free_noev = 0, n_stale = 0, n_stale_clr = 0, n_hint_spared = 0,
            n_reads = 0, n_err_reads = 0, n_fills = 0, n_fill_dead = 0, n_fill_kill = 0,
@@ -480,6 +481,15 @@ int main(int argc, char **argv) {
 
     // ---- checks of the outputs
     BLK_CHECK(top.rd_rsp_ready_o == 1, "rd_rsp_ready_o=0");
+    {
+      // room_o: at least half the entries free (neither pending nor filled)
+      unsigned nfree = 0;
+      for (auto &e : ent) nfree += (!e.pend && !e.full) ? 1 : 0;
+      BLK_CHECK(top.room_o == (nfree >= kE / 2), "room_o=%d with %u of %u entries free",
+                top.room_o, nfree, (unsigned)kE);
+      if (top.room_o) n_room++;
+      else n_noroom++;
+    }
     BLK_CHECK(top.rd_req_valid_o == !iq.empty(), "rd_req_valid_o=%d, model has %zu reads to issue",
               top.rd_req_valid_o, iq.size());
     if (top.rd_req_valid_o && !iq.empty())
@@ -747,6 +757,8 @@ int main(int argc, char **argv) {
             (unsigned long long)n_evict, (unsigned long long)n_held, (unsigned long long)n_stale,
             (unsigned long long)n_stale_clr, (unsigned long long)n_hint_spared,
             (unsigned long long)n_noevict, (unsigned long long)n_nofree);
+  BLK_CHECK(n_room >= kMin && n_noroom >= kMin, "weak coverage of room_o: %llu cycles with, %llu without",
+            (unsigned long long)n_room, (unsigned long long)n_noroom);
   BLK_CHECK(n_reads >= kMin && n_err_reads >= kMin && max_infl == kE && max_iq == kE &&
                 n_fill_dead >= kMin && n_fill_kill >= kMin,
             "weak coverage of reads: %llu reads, %llu errors, max %zu in flight, max %zu queued, "

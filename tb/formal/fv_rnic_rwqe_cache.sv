@@ -57,14 +57,14 @@ module fv_rnic_rwqe_cache (
   localparam int unsigned NB = (Bits + 255) / 256;      // beats per entry
   localparam int unsigned BW = $clog2(NB + 1);
   localparam logic [15:0] RdMax = 16'(rnic_pkg::RwqeBytes);
-  logic lk_hit_o, lk_pend_o, lk_err_o, rd_req_valid_o, rd_rsp_ready_o;
+  logic lk_hit_o, lk_pend_o, lk_err_o, rd_req_valid_o, rd_rsp_ready_o, room_o;
   logic [Bits-1:0] lk_data_o;
   logic [63:0] rd_req_addr_o;
   logic [15:0] rd_req_len_o;
 
   rnic_rwqe_cache #(.DataW(256), .Entries(2)) dut (
     .clk_i, .rst_ni, .hint_valid_i, .hint_evict_i, .hint_key_i, .hint_addr_i, .hint_len_i,
-    .lk_valid_i, .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i, .clr_qp_i,
+    .room_o, .lk_valid_i, .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i, .clr_qp_i,
     .clr_srq_i, .clr_num_i,
     .rd_req_valid_o, .rd_req_ready_i, .rd_req_addr_o, .rd_req_len_o, .rd_rsp_valid_i,
     .rd_rsp_ready_o, .rd_rsp_data_i, .rd_rsp_last_i, .rd_rsp_err_i
