@@ -16,7 +16,7 @@ module rnic_top #(
   parameter int unsigned TxSmall = 8,
   // WQEs read ahead of the SENDs and READ responses that scatter into them
   // (rnic_rwqe_cache entries; 0: none, else a power of 2)
-  parameter int unsigned RwqeCache = 32,
+  parameter int unsigned RwqeCache = 64,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic                clk_i,

@@ -7,7 +7,7 @@
 
 For each variant (the CMake parameters of scripts/sweep.py --build:
 RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH, RNIC_TX_SLOTS,
-RNIC_TX_SMALL, RNIC_RWQE_CACHE; defaults 256, 1024, 8, 3, 8 and 32) and each
+RNIC_TX_SMALL, RNIC_RWQE_CACHE; defaults 256, 1024, 8, 3, 8 and 64) and each
 module of rtl/ (one module per file), Yosys synthesizes the module as the
 top with the parameters rnic_top gives it (DataW, NQp, NCq, NMr, InflDepth,
 TxSlots, TxSmall, RwqeCache, or their names in rnic_tx_builder and
@@ -45,7 +45,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULTS = {"RNIC_DATA_W": "256", "RNIC_NQP": "1024", "RNIC_NCQ": "1024", "RNIC_NMR": "1024",
             "RNIC_INFL_DEPTH": "8", "RNIC_TX_SLOTS": "3", "RNIC_TX_SMALL": "8",
-            "RNIC_RWQE_CACHE": "32"}
+            "RNIC_RWQE_CACHE": "64"}
 PARAM_OF = {"DataW": "RNIC_DATA_W", "NQp": "RNIC_NQP", "NCq": "RNIC_NCQ", "NMr": "RNIC_NMR",
             "InflDepth": "RNIC_INFL_DEPTH", "TxSlots": "RNIC_TX_SLOTS",
             "TxSmall": "RNIC_TX_SMALL", "RwqeCache": "RNIC_RWQE_CACHE"}

@@ -104,10 +104,13 @@ module rnic_rwqe_cache #(
   assign lk_pend_o = |lk_pmatch;
   assign lk_err_o = err_q[lk_e];
   logic [NBeats*DataW-1:0] lk_beats;
+  // The data multiplexer too works only for a lookup.
   always_comb begin
+    lk_beats = '0;
     for (int b = 0; b < NBeats; b++) begin
-      lk_beats[b*DataW +: DataW] = (BeatCW'(b) < nbeat_q[lk_e]) ?
-                                   mem_q[32'(lk_e) * NBeats + b] : '0;
+      if (lk_valid_i && (BeatCW'(b) < nbeat_q[lk_e])) begin
+        lk_beats[b*DataW +: DataW] = mem_q[32'(lk_e) * NBeats + b];
+      end
     end
   end
   assign lk_data_o = lk_beats[rnic_pkg::RwqeBits-1:0];
@@ -152,16 +155,18 @@ module rnic_rwqe_cache #(
   always_comb begin
     vic_ok = 1'b0;
     vic = '0;
-    for (int e = 0; e < Entries; e++) begin
-      if (!vic_ok && !pend_q[e] && !full_q[e]) begin
-        vic_ok = 1'b1;
-        vic = EntW'(e);
+    if (hint_valid_i) begin
+      for (int e = 0; e < Entries; e++) begin
+        if (!vic_ok && !pend_q[e] && !full_q[e]) begin
+          vic_ok = 1'b1;
+          vic = EntW'(e);
+        end
       end
-    end
-    for (int k = 0; k < Entries; k++) begin
-      if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
-        vic_ok = 1'b1;
-        vic = rr_q + EntW'(k);
+      for (int k = 0; k < Entries; k++) begin
+        if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
+          vic_ok = 1'b1;
+          vic = rr_q + EntW'(k);
+        end
       end
     end
   end
@@ -231,6 +236,10 @@ module rnic_rwqe_cache #(
         nbeat_q[e] <= '0;
       end
     end else begin
+      // Killed entries: no longer live, and free if they were filled (a
+      // fill ending now and an allocation below write their own bits).
+      live_q <= live_q & ~kill;
+      full_q <= full_q & ~kill;
       if (fill) begin
         beat_q <= fill_end ? '0 : ((beat_q < BeatCW'(NBeats)) ? beat_q + 1'b1 : beat_q);
         fill_err_q <= fill_end ? 1'b0 : (fill_err_q || rd_rsp_err_i);
@@ -240,12 +249,6 @@ module rnic_rwqe_cache #(
         full_q[wq_out] <= live_q[wq_out] && !kill[wq_out];
         err_q[wq_out] <= fill_err_q || rd_rsp_err_i;
         nbeat_q[wq_out] <= (beat_q < BeatCW'(NBeats)) ? beat_q + 1'b1 : beat_q;
-      end
-      for (int e = 0; e < Entries; e++) begin
-        if (kill[e]) begin
-          live_q[e] <= 1'b0;
-          if (full_q[e]) full_q[e] <= 1'b0;
-        end
       end
       if (alloc) begin
         key_q[vic] <= hint_key_i;
