@@ -2007,9 +2007,9 @@ module rnic_rx_engine #(
       end
 
       // Responder resources: taken when a READ/atomic job is queued, back
-      // when its responses have left. A QP reset clears the count while
-      // its queued responses still go out (the reset command waits for
-      // them): their returns find 0 and are dropped.
+      // when its responses have left. A QP reset clears the count, and
+      // rnic_rd_resp drops the reset QP's queued jobs without a return (a
+      // return that finds 0 is dropped all the same).
       if (rsp_done_i && (rsp_done_qpn_i < 24'(NQp))) begin
         if (!(rsp_inc && (rsp_done_qpn_i == qpn_q))) begin
           rsp_out_q[rsp_done_qpn_i[QpW-1:0]] <= rsp_out_q[rsp_done_qpn_i[QpW-1:0]] -

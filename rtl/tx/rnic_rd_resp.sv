@@ -5,7 +5,9 @@
 // builder). One queue keeps an ACK from passing the responses before it;
 // a newer ACK of the same QP replaces a queued one (rnic_rsp_job_q).
 // done_o reports each READ or atomic job whose last frame left, which frees
-// one of the QP's responder resources (max_dest_rd_atomic).
+// one of the QP's responder resources (max_dest_rd_atomic). A QP moved to
+// RESET owes nothing: its jobs leave the queue without a frame, also the
+// rest of a READ response stream (the engine cleared its resources).
 module rnic_rd_resp #(
   parameter int unsigned JobDepth = 8
 ) (
@@ -87,25 +89,36 @@ module rnic_rd_resp #(
       t.chunk_len[12:0] = pay;
     end
   end
+  // The reset command waits for this queue to drain (rnic_mmio's quiet), so
+  // no job of a reset QP is left when the QP is used again. A frame already
+  // offered stays offered until taken (valid is not withdrawn).
+  logic held_q, drop;
+  assign drop = jv && !held_q && (ctx.state == rnic_pkg::QpsReset);
   assign txd_o = t;
-  assign txd_valid_o = jv;
-  assign jpop = jv && txd_ready_i && (!j_read || last);
-  assign done_o = jpop && (j_kind != rnic_pkg::JobAck) && !j_dup;
+  assign txd_valid_o = jv && !drop;
+  assign jpop = drop || (jv && txd_ready_i && (!j_read || last));
+  assign done_o = jpop && !drop && (j_kind != rnic_pkg::JobAck) && !j_dup;
   assign done_qpn_o = j_qpn;
   assign quiet_o = !jv;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      held_q <= 1'b0;
+    end else begin
+      held_q <= txd_valid_o && !txd_ready_i;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sent_q <= '0;
+      k_q <= '0;
+    end else if (jpop) begin
       sent_q <= '0;
       k_q <= '0;
     end else if (jv && txd_ready_i) begin
-      if (jpop) begin
-        sent_q <= '0;
-        k_q <= '0;
-      end else begin
-        sent_q <= sent_q + {19'd0, pay};
-        k_q <= k_q + 24'd1;
-      end
+      sent_q <= sent_q + {19'd0, pay};
+      k_q <= k_q + 24'd1;
     end
   end
 

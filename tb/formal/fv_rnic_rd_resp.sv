@@ -10,17 +10,22 @@
 // - an atomic job becomes one atomic ACK with its QPN, PSN and original value;
 // - done_o pulses exactly when the last frame of a READ or atomic job that
 //   is not a duplicate leaves, with its QPN;
-// - the frame descriptor holds valid and data until taken.
+// - the frame descriptor holds valid and data until taken;
+// - once the QP is in RESET only a frame offered before and not yet taken
+//   goes out (valid is not withdrawn); every other queued job, and the rest
+//   of a READ response stream, is dropped without a frame or done_o.
 // Environment (assumed): the engine holds a job's valid and data until
 // taken; job kinds are ACK, READ or atomic; the QP context (its path MTU)
-// stays fixed from reset; QPNs, PSNs, addresses, lengths and readiness are
-// otherwise free.
+// stays fixed from reset, but its state may become RESET in any cycle (and
+// stays so); QPNs, PSNs, addresses, lengths and readiness are otherwise
+// free.
 module fv_rnic_rd_resp (
   input logic        clk_i,
   input logic        rst_ni,
   input logic        job_valid_i,
   input logic [rnic_pkg::RspJobW-1:0] job_i,
   input logic [rnic_pkg::QpCfgW-1:0] ctx_free_i,  // the context, taken at reset
+  input logic        qp_reset_i,                  // the QP moves to RESET
   input logic        txd_ready_i
 );
   logic job_ready_o, txd_valid_o, done_o, quiet_o;
@@ -37,12 +42,24 @@ module fv_rnic_rd_resp (
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
   always_comb if (ran) assume (rst_ni);
 
+  rnic_pkg::qp_cfg_t ctx0, ctx;
+  logic gone_q;
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) ctx_i <= ctx_free_i;
+    if (!rst_ni) begin
+      ctx0 <= ctx_free_i;
+      gone_q <= 1'b0;
+    end else if (qp_reset_i) begin
+      gone_q <= 1'b1;
+    end
   end
-  rnic_pkg::qp_cfg_t ctx;
+  always_comb begin
+    ctx = ctx0;
+    if (gone_q) ctx.state = rnic_pkg::QpsReset;
+  end
+  assign ctx_i = ctx;
+  logic is_rst;
+  assign is_rst = (ctx.state == rnic_pkg::QpsReset);
   logic [31:0] mtu;
-  assign ctx = ctx_i;
   assign mtu = {19'd0, rnic_pkg::mtu_bytes(ctx.pmtu)};
 
   rnic_pkg::rsp_job_t jin, h;
@@ -57,7 +74,7 @@ module fv_rnic_rd_resp (
   logic push, pop, take, sent;
   assign h = sh0;
   assign take = job_valid_i && job_ready_o;
-  assign push = take && (jin.kind != rnic_pkg::JobAck);
+  assign push = take && (jin.kind != rnic_pkg::JobAck) && !is_rst;
   assign sent = txd_valid_o && txd_ready_i;
   // The head's frames so far and the bytes they carried.
   logic [23:0] k;
@@ -111,6 +128,9 @@ module fv_rnic_rd_resp (
       end
       assume (jin.kind != 2'd3);
 
+      // In RESET only a frame offered before (and not yet taken) goes out.
+      if (is_rst && txd_valid_o) assert (out_wait);
+      if (is_rst && done_o) assert (out_wait);
       assert (n != 2'd3);
       // Every frame is one of the three; responses belong to the head job.
       if (txd_valid_o) begin
