@@ -54,6 +54,16 @@ uint64_t rnic_verbs_wire_frames(unsigned int node);
 struct ibv_mr;
 int rnic_verbs_mr_dma_fault(struct ibv_mr *mr, size_t off, size_t len,
 			    int fault);
+/*
+ * The same for a QP's work queue ring (version node RNIC_VERBS_1.5): take
+ * the IOMMU pages of @qp's receive queue ring (@recv != 0) or send queue
+ * ring (@recv == 0) out (@fault != 0), so that the RNIC's reads of its
+ * WQEs fail, or put them back (@fault == 0). One range of the QP's rings
+ * at a time; ibv_destroy_qp puts it back. Returns 0 or an errno (EINVAL:
+ * no such ring, EBUSY: a range is out already).
+ */
+struct ibv_qp;
+int rnic_verbs_qp_ring_fault(struct ibv_qp *qp, int recv, int fault);
 /* DMA accesses of node @node that the IOMMU refused so far. */
 uint64_t rnic_verbs_iommu_faults(unsigned int node);
 /* Payload reads of node @node's TX builder that failed (DMA_RD_ERR). */

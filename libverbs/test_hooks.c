@@ -2,7 +2,8 @@
 /*
  * test_hooks.c - what transport tests need beyond the verbs: a directed
  * loss on the simulated wire (rnic_verbs_ext.h, version node
- * RNIC_VERBS_1.2) and DMA faults in the IOMMU (RNIC_VERBS_1.4). Programs
+ * RNIC_VERBS_1.2) and DMA faults in the IOMMU (RNIC_VERBS_1.4, rings
+ * RNIC_VERBS_1.5). Programs
  * that use them only run on the simulated RNIC.
  */
 #include <errno.h>
@@ -50,6 +51,22 @@ RV_EXPORT int rnic_verbs_mr_dma_fault(struct ibv_mr *ibmr, size_t off,
 	base = (uintptr_t)ibmr->addr - mr->hw.dma.host;
 	return rnic_dma_fault(to_rv_ctx(ibmr->context)->dev, &mr->hw.dma,
 			      base + off, len, fault != 0);
+}
+
+RV_EXPORT int rnic_verbs_qp_ring_fault(struct ibv_qp *ibqp, int recv, int fault)
+{
+	struct rv_qp *qp;
+	struct rnic_wq_geom *g;
+
+	if (!ibqp)
+		return EINVAL;
+	qp = to_rv_qp(ibqp);
+	g = recv ? &qp->hw.rq : &qp->hw.sq;
+	if (!g->entries || !g->buf)
+		return EINVAL;
+	return rnic_dma_fault(to_rv_ctx(ibqp->context)->dev, &qp->hw.buf.dma,
+			      (size_t)((char *)g->buf - (char *)qp->hw.buf.va),
+			      (size_t)g->entries << g->log_stride, fault != 0);
 }
 
 RV_EXPORT uint64_t rnic_verbs_iommu_faults(unsigned int node)

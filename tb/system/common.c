@@ -694,6 +694,17 @@ void t_poll_at(const char *file, int line, struct ibv_cq *cq, int n,
 	}
 }
 
+enum ibv_qp_state t_qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	memset(&init, 0, sizeof(init));
+	CHECK_OK(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init));
+	return attr.qp_state;
+}
+
 void t_expect_empty_at(const char *file, int line, struct ibv_cq *cq,
 		       long polls)
 {

@@ -304,6 +304,9 @@ void t_post_recv_at(const char *file, int line, struct ibv_qp *qp,
 void t_poll_at(const char *file, int line, struct ibv_cq *cq, int n,
 	       struct ibv_wc *wc);
 
+/* The QP's state as ibv_query_qp() reports it. */
+enum ibv_qp_state t_qp_state(struct ibv_qp *qp);
+
 /* Polls cq `polls` times and fails if any completion shows up. */
 #define EXPECT_EMPTY(cq, polls) t_expect_empty_at(__FILE__, __LINE__, cq, polls)
 void t_expect_empty_at(const char *file, int line, struct ibv_cq *cq,

@@ -45,16 +45,6 @@ static unsigned int node_of(const struct t_pair *p, int side)
 	return side && !p->loopback ? 1 : 0;
 }
 
-static void expect_state(struct ibv_qp *qp, enum ibv_qp_state st)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	CHECK_OK(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init));
-	CHECK_EQ(attr.qp_state, st);
-}
-
 /* What the node's TX builder and IOMMU saw since *rd / *io were taken. */
 static void expect_faults(unsigned int node, uint64_t *rd, uint64_t *io,
 			  uint64_t n)
@@ -137,7 +127,7 @@ static void send_fails_next_flushed(struct t_pair *p, struct t_buf *src,
 	/* The second WR's page is mapped, but it comes after the error. */
 	EXPECT_WC(&wc[1], id + 1, IBV_WC_WR_FLUSH_ERR, T_ANY, qpn0, T_ANY,
 		  T_ANY, T_ANY);
-	expect_state(p->s[0].qp, st);
+	CHECK_EQ(t_qp_state(p->s[0].qp), st);
 }
 
 static void rc_send(int loopback)
@@ -167,7 +157,7 @@ static void rc_send(int loopback)
 	expect_faults(0, &rd, &io, 1);
 	EXPECT_EMPTY(p.s[1].rcq, T_EMPTY_POLLS);
 	CHECK_FILL(dst.p, CANARY, PAGE);
-	expect_state(p.s[1].qp, IBV_QPS_RTS);
+	CHECK_EQ(t_qp_state(p.s[1].qp), IBV_QPS_RTS);
 	CHECK_OK(rnic_verbs_mr_dma_fault(src.mr, PAGE, PAGE, 0));
 	printf("rc_send: GENERAL_ERR (vendor_err 0x%x), next WR flushed, "
 	       "nothing reached the peer: ok\n", VEND_DMA_FAULT);
@@ -205,12 +195,12 @@ static void rc_write(int loopback)
 	EXPECT_WC(&wc, 20, IBV_WC_GENERAL_ERR, T_ANY, p.s[0].qp->qp_num, T_ANY,
 		  T_ANY, T_ANY);
 	CHECK_EQ(wc.vendor_err, VEND_DMA_FAULT);
-	expect_state(p.s[0].qp, IBV_QPS_ERR);
+	CHECK_EQ(t_qp_state(p.s[0].qp), IBV_QPS_ERR);
 	expect_faults(0, &rd, &io, 1);
 	sync_peer(&p, &src, &dst);	/* into dst's fourth page */
 	CHECK_MEM(dst.p, src.p, PAGE);
 	CHECK_FILL(dst.p + PAGE, CANARY, 2 * PAGE);
-	expect_state(p.s[1].qp, IBV_QPS_RTS);
+	CHECK_EQ(t_qp_state(p.s[1].qp), IBV_QPS_RTS);
 	CHECK_OK(rnic_verbs_mr_dma_fault(src.mr, 0, 1, 0));
 	printf("rc_write: packet 1 landed, 2 not sent, 3 refused; "
 	       "GENERAL_ERR: ok\n");
@@ -334,7 +324,7 @@ static void read_resp(int loopback)
 	/* The first try and retry_cnt retries, each refused. */
 	expect_faults(rnode, &rd, &io, 3);
 	CHECK_FILL(loc.p, CANARY, PAGE);
-	expect_state(p.s[0].qp, IBV_QPS_ERR);
+	CHECK_EQ(t_qp_state(p.s[0].qp), IBV_QPS_ERR);
 	CHECK_OK(rnic_verbs_mr_dma_fault(dst.mr, 0, PAGE, 0));
 	printf("read_resp: no response leaves, RETRY_EXC_ERR after 3 tries: "
 	       "ok\n");
@@ -376,7 +366,7 @@ static void atomic_resp(int loopback)
 		  T_ANY, T_ANY, T_ANY);
 	CHECK_EQ(rnic_verbs_iommu_faults(rnode) - io, 1);
 	CHECK_FILL(loc.p, CANARY, PAGE);
-	expect_state(p.s[1].qp, IBV_QPS_ERR);
+	CHECK_EQ(t_qp_state(p.s[1].qp), IBV_QPS_ERR);
 	CHECK_OK(rnic_verbs_mr_dma_fault(dst.mr, 0, PAGE, 0));
 	memcpy(&v, dst.p, 8);
 	CHECK_EQ(v, 41);
