@@ -133,7 +133,7 @@ module rnic_tx_builder #(
   assign dst_qpn = d_q.ud_en ? d_q.ud_dqpn : ctx.dest_qpn;
 
   // Intake state (below): the header is written while in_q is InHdr.
-  typedef enum logic [1:0] {InIdle, InHdr, InPush} in_e;
+  typedef enum logic {InIdle, InHdr} in_e;
   in_e in_q;
   logic [WordW-1:0] hw_q;           // header word being written
 
@@ -262,9 +262,15 @@ module rnic_tx_builder #(
 
   logic [12:0] req_len;
   assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];
-  assign rd_req_valid_o = (in_q == InHdr) && (req_i_q < d_q.nchunk);
-  assign rd_req_addr_o = d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
-  assign rd_req_len_o = {3'd0, req_len};
+  // The first payload read goes out in the cycle the descriptor is taken
+  // (from the descriptor itself); the rest, and a first one not taken
+  // then, while the header is written.
+  logic rd_first;
+  assign rd_first = (in_q == InIdle) && txd_valid_i && free_slot && (txd_view.nchunk != 3'd0);
+  assign rd_req_valid_o = rd_first || ((in_q == InHdr) && (req_i_q < d_q.nchunk));
+  assign rd_req_addr_o = rd_first ? txd_view.chunk_addr[63:0] :
+                         d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
+  assign rd_req_len_o = rd_first ? {3'd0, txd_view.chunk_len[12:0]} : {3'd0, req_len};
 
   logic [BufW-1:0] ibase;
   assign ibase = slot_base(islot_q);
@@ -276,13 +282,24 @@ module rnic_tx_builder #(
   logic [$clog2(QDepth):0] aq_count;
   always_comb begin
     aq_in = '0;
-    if (in_q == InPush) begin
+    if (in_q != InIdle) begin
       aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
                d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
                rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
     end
   end
-  assign aq_push = (in_q == InPush) && aq_in_ready;
+  // Intake writes the header words the frame has (no header length is a
+  // multiple of the word, so the last one also holds the payload's first
+  // bytes: assembly's tail word) and queues the frame for assembly in the
+  // cycle it writes the last one and issues the last read. The queue has
+  // an entry per slot and every queued frame holds one, so it has room.
+  logic [WordW-1:0] hdr_last;
+  logic hdr_done;
+  assign hdr_last = WordW'((hdr_len - 16'd1) >> LaneW);
+  assign hdr_done = (in_q == InHdr) && (hw_q == hdr_last) &&
+                    ((req_i_q == d_q.nchunk) ||
+                     ((req_i_q + 3'd1 == d_q.nchunk) && rd_req_ready_i));
+  assign aq_push = hdr_done;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -299,19 +316,14 @@ module rnic_tx_builder #(
             d_q <= txd_i;
             islot_q <= nslot;
             hw_q <= '0;
-            req_i_q <= '0;
+            req_i_q <= {2'd0, rd_first && rd_req_ready_i};
             in_q <= InHdr;
           end
         end
         InHdr: begin
-          if (hw_q != WordW'(HdrWords)) hw_q <= hw_q + 1'b1;
-          if ((hw_q == WordW'(HdrWords)) &&
-              ((req_i_q == d_q.nchunk) ||
-               ((req_i_q + 3'd1 == d_q.nchunk) && rd_req_ready_i))) begin
-            in_q <= InPush;
-          end
+          if (hw_q != hdr_last) hw_q <= hw_q + 1'b1;
+          if (hdr_done) in_q <= InIdle;
         end
-        InPush: if (aq_in_ready) in_q <= InIdle;
         default: in_q <= InIdle;
       endcase
     end
@@ -323,6 +335,17 @@ module rnic_tx_builder #(
     .out_valid_o(aq_valid), .out_ready_i(aq_pop), .out_data_o(aq_out),
     .count_o(aq_count)
   );
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // A frame in intake holds a slot, so the queue is never full at a push.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else if (aq_push) begin
+      assert (aq_in_ready);
+    end
+  end
+  /* verilator coverage_on */
+`endif
 
   // ---------------------------------------------------------------------------
   // Assembly: pack the returned beats behind the header, then queue the frame
@@ -421,7 +444,7 @@ module rnic_tx_builder #(
   end
 
   always_ff @(posedge clk_i) begin
-    if ((in_q == InHdr) && (hw_q != WordW'(HdrWords))) begin
+    if (in_q == InHdr) begin
       buf_q[ibase + BufW'(hw_q)] <= hdr_word;
     end
     if (!a_run_q && aq_valid) begin
@@ -551,13 +574,13 @@ module rnic_tx_builder #(
   assign quiet_o = (in_q == InIdle) && !aq_valid && !a_run_q && !eq_valid;
 
   logic unused;
-  assign unused = ^{eq_count, aq_count, txd_view};
+  assign unused = ^{eq_count, aq_count, txd_view, aq_in_ready};
 
 `ifdef RNIC_COVER
   // Coverage builds: each state and each change of state is a cover point.
   rnic_fsm_cover #(
     .StW($bits(in_e)),
-    .NStates(int'(InPush) + 1)
+    .NStates(int'(InHdr) + 1)
   ) u_in_q_cover (
     .clk_i,
     .rst_ni,

@@ -420,6 +420,12 @@ int main(int argc, char **argv) {
     BLK_CHECK(top.cnt_pkts_o == frames_done, "cnt_pkts_o=%llu, %u frames sent",
               (unsigned long long)top.cnt_pkts_o, frames_done);
 
+    // A descriptor's reads are expected from the cycle it is taken: the
+    // first one may go out in that cycle.
+    if (txd_take && next_txd < kTxds) {
+      for (unsigned i = 0; i < txds[next_txd].chunks.size(); i++)
+        exp_reads.push_back({next_txd, i});
+    }
     if (req_take) {
       reads++;
       if (exp_reads.empty()) {
@@ -567,7 +573,6 @@ int main(int argc, char **argv) {
     if (txd_take) {
       BLK_CHECK(next_txd < kTxds, "descriptor taken twice");
       const Txd &t = txds[next_txd];
-      for (unsigned i = 0; i < t.chunks.size(); i++) exp_reads.push_back({next_txd, i});
       exp_frames.push_back(next_txd);
       per_op[t.op]++;
       per_nchunk[t.chunks.size()]++;

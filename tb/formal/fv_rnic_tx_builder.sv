@@ -8,7 +8,7 @@
 // after a noack_valid_o (assumed). Asserted at the ports, against a shadow
 // queue of the descriptors taken:
 // - each descriptor issues exactly its chunks' reads, in order, each held
-//   until taken;
+//   until taken (the first one may go out in the cycle it is taken);
 // - the wire gets one frame per descriptor, in order, unless a read of it
 //   failed (then no beat of it); a frame holds valid, data, keep and last
 //   until taken, keeps lanes contiguous from lane 0 (all of them but on its
@@ -144,6 +144,7 @@ module fv_rnic_tx_builder (
       roff_q <= '0;
     end else begin
       if (take_d) begin
+        // The first read may go out in the cycle the descriptor is taken.
         q_len_q[tl_q] <= t_len;
         q_hdr_q[tl_q] <= 16'd54 + t_ext;
         q_pay_q[tl_q] <= td.pay_len;
@@ -153,15 +154,15 @@ module fv_rnic_tx_builder (
         q_a1_q[tl_q] <= td.chunk_addr[127:64];
         q_l0_q[tl_q] <= td.chunk_len[12:0];
         q_nch_q[tl_q] <= td.nchunk;
-        q_err_q[tl_q] <= 1'b0;
+        q_err_q[tl_q] <= take_r && req_err_i;
         q_resp_q[tl_q] <= rnic_pkg::op_is_response(td.opcode);
         q_rep_q[tl_q] <= td.ev_last && (td.opcode[7:5] != rnic_pkg::TrRc);
         tl_q <= tl_q + 2'd1;
-        reqs_q <= '0;
+        reqs_q <= {2'd0, take_r};
       end
       if (take_r) begin
-        reqs_q <= reqs_q + 3'd1;
-        if (req_err_i) q_err_q[tl_last] <= 1'b1;
+        if (!take_d) reqs_q <= reqs_q + 3'd1;
+        if (req_err_i && !take_d) q_err_q[tl_last] <= 1'b1;
         r_a_q[rt_q] <= rd_req_addr_o;
         r_l_q[rt_q] <= rd_req_len_o;
         r_e_q[rt_q] <= req_err_i;
@@ -264,7 +265,7 @@ module fv_rnic_tx_builder (
       end
       // The DMA answers only reads it was asked, and fails only reads of
       // request frames.
-      if (req_err_i) assume (!q_resp_q[tl_last]);
+      if (req_err_i) assume (take_d ? !rnic_pkg::op_is_response(td.opcode) : !q_resp_q[tl_last]);
       if (rd_rsp_valid_i) assume (rn_q != 3'd0);
       if (rn_q == 3'(NQ)) assume (!rd_req_ready_i);
       // The completion FIFO's in_ready: falls only after a report.
@@ -273,7 +274,14 @@ module fv_rnic_tx_builder (
       // Reads: the tail's chunks, in order, held until taken.
       if (wait_r_q) assert (rd_req_valid_o && (rd_req_addr_o == raddr_w) &&
                             (rd_req_len_o == rlen_w));
-      if (rd_req_valid_o) begin
+      if (rd_req_valid_o && take_d) begin
+        // The descriptor's first read, in the cycle it is taken.
+        assert ((n_q == 3'd0) || (reqs_q == q_nch_q[tl_last]));
+        assert (td.nchunk != 3'd0);
+        assert (rd_req_addr_o == td.chunk_addr[63:0]);
+        assert (rd_req_len_o == 16'(td.chunk_len[12:0]));
+      end
+      if (rd_req_valid_o && !take_d) begin
         assert (n_q != 3'd0);
         assert (reqs_q < q_nch_q[tl_last]);
         assert (rd_req_addr_o == ((reqs_q == 3'd0) ? q_a0_q[tl_last] : q_a1_q[tl_last]));
