@@ -36,17 +36,6 @@ struct res {
 	uint32_t qpn0, qpn1;
 };
 
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
-
-	memset(&attr, 0, sizeof(attr));
-	memset(&init, 0, sizeof(init));
-	CHECK_OK(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init));
-	return attr.qp_state;
-}
-
 /* A one-SGE signaled RDMA WRITE of 8 bytes into slot i of dst. */
 static void write_wr(struct res *r, struct ibv_send_wr *wr,
 		     struct ibv_sge *sg, uint64_t wr_id, unsigned int i)
@@ -95,7 +84,7 @@ static void reset_qp_errors(struct res *r)
 	a.port_num = T_PORT;
 	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE);
 	CHECK_EQ(rc, EINVAL);
-	CHECK_EQ(qp_state(qp), IBV_QPS_RESET);
+	CHECK_EQ(t_qp_state(qp), IBV_QPS_RESET);
 
 	/* RESET -> RTS is not a legal transition. */
 	memset(&a, 0, sizeof(a));
@@ -109,7 +98,7 @@ static void reset_qp_errors(struct res *r)
 			   IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 	CHECK_EQ(rc, EINVAL);
-	CHECK_EQ(qp_state(qp), IBV_QPS_RESET);
+	CHECK_EQ(t_qp_state(qp), IBV_QPS_RESET);
 
 	/* A correct RESET -> INIT, then INIT -> RTR without dest QPN. */
 	memset(&a, 0, sizeof(a));
@@ -118,7 +107,7 @@ static void reset_qp_errors(struct res *r)
 	a.qp_access_flags = T_QP_ACCESS;
 	CHECK_OK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
-	CHECK_EQ(qp_state(qp), IBV_QPS_INIT);
+	CHECK_EQ(t_qp_state(qp), IBV_QPS_INIT);
 
 	t_query_gid(r->p.s[1].ctx, &gid);
 	memset(&a, 0, sizeof(a));
@@ -137,7 +126,7 @@ static void reset_qp_errors(struct res *r)
 			   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 			   IBV_QP_MIN_RNR_TIMER);
 	CHECK_EQ(rc, EINVAL);
-	CHECK_EQ(qp_state(qp), IBV_QPS_INIT);
+	CHECK_EQ(t_qp_state(qp), IBV_QPS_INIT);
 	printf("modify_qp with missing attributes / illegal transition -> EINVAL, state kept: ok\n");
 
 	CHECK_OK(ibv_destroy_qp(qp));
