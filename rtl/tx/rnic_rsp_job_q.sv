@@ -6,7 +6,9 @@
 // Only the tail is replaced, never the head the transmit side is reading,
 // so job order per QP is kept and no frame changes while it is built. A
 // replacement needs no free entry, so a burst of ACKs behind a long READ
-// response stream does not stall the receive path.
+// response stream does not stall the receive path. An empty queue passes a
+// job straight through (no cycle in the queue for a lone ACK); a job the
+// transmit side does not take in that cycle is stored and offered again.
 module rnic_rsp_job_q #(
   parameter int unsigned Depth = 8,
   localparam int unsigned AddrW = $clog2(Depth)
@@ -28,7 +30,7 @@ module rnic_rsp_job_q #(
   /* verilator lint_off UNUSEDSIGNAL */  // only kind, qpn, psn and syn decide a merge
   rnic_pkg::rsp_job_t in_job, tail_job;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic push, pop, merge;
+  logic push, pop, merge, empty, bypass;
 
   assign count = wr_q - rd_q;
   assign tail_idx = wr_q[AddrW-1:0] - 1'b1;
@@ -41,11 +43,13 @@ module rnic_rsp_job_q #(
                  (tail_job.kind == rnic_pkg::JobAck) && (tail_job.syn == rnic_pkg::AethAck) &&
                  (in_job.qpn == tail_job.qpn) && rnic_pkg::psn_ge(in_job.psn, tail_job.psn);
 
+  assign empty = (count == '0);
   assign in_ready_o = merge || (count < DepthC);
-  assign out_valid_o = (count != '0);
-  assign out_data_o = mem_q[rd_q[AddrW-1:0]];
-  assign push = in_valid_i && !merge && (count < DepthC);
+  assign out_valid_o = !empty || in_valid_i;
+  assign out_data_o = empty ? in_data_i : mem_q[rd_q[AddrW-1:0]];
   assign pop = out_valid_o && out_ready_i;
+  assign bypass = empty && pop;  // taken in the cycle it arrived: never stored
+  assign push = in_valid_i && !merge && (count < DepthC) && !bypass;
   assign merged_o = merge;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -54,7 +58,7 @@ module rnic_rsp_job_q #(
       rd_q <= '0;
     end else begin
       if (push) wr_q <= wr_q + 1'b1;
-      if (pop) rd_q <= rd_q + 1'b1;
+      if (pop && !bypass) rd_q <= rd_q + 1'b1;
     end
   end
 

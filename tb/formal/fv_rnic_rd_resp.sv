@@ -68,11 +68,14 @@ module fv_rnic_rd_resp (
   assign f = txd_o;
 
   // Shadow queue of READ and atomic jobs (the job queue holds 2, one more
-  // may be in the frame being sent): h is the oldest.
+  // may be in the frame being sent): h is the oldest. An empty job queue
+  // passes a job through, so with none queued the head is the one arriving
+  // (a frame sent in that cycle is its first; it is stored only if more
+  // frames follow).
   logic [rnic_pkg::RspJobW-1:0] sh0, sh1, sh2;
   logic [1:0] n;
   logic push, pop, take, sent;
-  assign h = sh0;
+  assign h = (n == 2'd0) ? jin : sh0;
   assign take = job_valid_i && job_ready_o;
   assign push = take && (jin.kind != rnic_pkg::JobAck) && !is_rst;
   assign sent = txd_valid_o && txd_ready_i;
@@ -105,6 +108,7 @@ module fv_rnic_rd_resp (
       sh0 <= sh1;
       sh1 <= sh2;
     end
+    // (n 0 with push and pop: sent in the cycle it arrived, never stored)
     if (push && (n - 2'(pop) == 2'd0)) sh0 <= job_i;
     if (push && (n - 2'(pop) == 2'd1)) sh1 <= job_i;
     if (push && (n - 2'(pop) == 2'd2)) sh2 <= job_i;
@@ -138,7 +142,7 @@ module fv_rnic_rd_resp (
         // Nothing comes between the frames of a READ response.
         if (k != 24'd0) assert (is_rd);
         if (is_rd || is_at) begin
-          assert (n != 2'd0);
+          assert ((n != 2'd0) || push);
           assert (f.qpn == h.qpn);
           assert (f.psn == h.psn + k);
         end

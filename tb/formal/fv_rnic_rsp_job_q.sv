@@ -3,7 +3,8 @@
 // only a tail behind it); a merge happens only for a plain ACK of the same
 // QP at an older or equal PSN than the queued plain-ACK tail, and then
 // takes no entry; jobs leave in order, merged ones as their replacement
-// (a shadow queue). The producer holds valid and data until taken
+// (a shadow queue); an empty queue offers the arriving job in the same
+// cycle and stores it only if it is not taken. The producer holds valid and data until taken
 // (assumed). Jobs use 2-bit kinds and small QPN/PSN values so merges are
 // frequent; the other fields are free.
 module fv_rnic_rsp_job_q (
@@ -40,10 +41,12 @@ module fv_rnic_rsp_job_q (
   // Shadow queue: sh0 oldest, n entries; a merge replaces entry n-1.
   logic [W-1:0] sh0, sh1, sh2, sh3, tail;
   logic [2:0] n, at;
-  logic push, pop, take;
+  logic push, pop, take, bypass;
   assign take = in_valid_i && in_ready_o;
-  assign push = take && !merged_o;
-  assign pop = out_valid_o && out_ready_i;
+  // taken on arrival from an empty queue: never stored
+  assign bypass = (n == 3'd0) && out_valid_o && out_ready_i;
+  assign push = take && !merged_o && !bypass;
+  assign pop = out_valid_o && out_ready_i && !bypass;
   assign at = n - 3'(pop);
   always_comb begin
     tail = sh0;
@@ -86,7 +89,7 @@ module fv_rnic_rsp_job_q (
       assume (psn_of(in_data_i) < 24'd4);
 
       assert (n <= 3'd4);
-      assert (out_valid_o == (n != 3'd0));
+      assert (out_valid_o == ((n != 3'd0) || in_valid_i));
       assert (in_ready_o == (merged_o || (n < 3'd4)));
       if (merged_o) begin
         assert (in_valid_i);
@@ -100,6 +103,7 @@ module fv_rnic_rsp_job_q (
         assert (out_data_o == out_q);
       end
       if (n != 3'd0) assert (out_data_o == sh0);
+      else assert (out_data_o == in_data_i);
     end
   end
 endmodule
