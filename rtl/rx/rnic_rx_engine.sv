@@ -235,6 +235,8 @@ module rnic_rx_engine #(
     StRwcWait
   } state_e;
   state_e st_q, ret_st_q;
+  state_e st_sel;          // the arm the state machine runs (st_q but for merged cycles)
+  logic ap_now;            // StPlace doing the StAfterPlace work
 
   // Current packet
   logic [rnic_pkg::RxSlotW-1:0] slot_q;
@@ -660,7 +662,7 @@ module rnic_rx_engine #(
       rwc_hint_addr_q <= sq_hint_q ? sq_pf_addr : pf_addr;
       rwc_hint_len_q <= sq_hint_q ? sq_pf_len : rq_pf_len;
       rwc_inv_key_q <= infl_take ? {rnic_pkg::RwqeSq, inf_rec.qpn, inf_rec.wqe_idx} :
-                       ((st_q == StAfterPlace) && rnic_pkg::op_is_response(op)) ? sq_key :
+                       ((st_sel == StAfterPlace) && rnic_pkg::op_is_response(op)) ? sq_key :
                        {rx_num, rx_widx};
     end
   end
@@ -707,9 +709,9 @@ module rnic_rx_engine #(
   // in the StRetire cycle that completes it when no report is pending,
   // else in StRetireOut.
   // A READ's last response (or an atomic ACK) retires its record in the
-  // StAfterPlace cycle that completes it (rd_last).
+  // StAfterPlace work that completes it (rd_last, also from StPlace).
   logic rd_last;
-  assign rd_last = (st_q == StAfterPlace) && !need_cqe_q && rnic_pkg::op_is_response(op) &&
+  assign rd_last = (st_sel == StAfterPlace) && !need_cqe_q && rnic_pkg::op_is_response(op) &&
                    (d_q.psn == head.last_psn);
   assign ret_out = !need_done_q &&
                    ((st_q == StRetireOut) || ((st_q == StRetire) && !need_cqe_q && ret_take) ||
@@ -853,8 +855,13 @@ module rnic_rx_engine #(
   logic rqf_end;
   assign rqf_end = (st_q == StRqFlush) && !flushing_q && !from_pkt_q &&
                    (ctx.state != rnic_pkg::QpsErr);
-  state_e st_sel;
-  assign st_sel = rqf_end ? StIdle : st_q;
+  // The StPlace cycle that starts a placement also does the StAfterPlace
+  // work (a request's sequence state, ACK job and receive CQE; a response's
+  // progress, retire and send CQE; a CQE waits for placement through
+  // place_idle): the case below runs the StAfterPlace arm (ap_now), which
+  // stays in StAfterPlace only when a completion is still pending.
+  assign ap_now = (st_q == StPlace) && place_idle;
+  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
   logic rq_db_hint;
@@ -1047,6 +1054,11 @@ module rnic_rx_engine #(
         rd_done_qpn_o <= qpn_q;
       end
 
+      if (ap_now) begin
+        place_start_o <= 1'b1;
+        placed_q <= 1'b1;
+        st_q <= StAfterPlace;
+      end
       unique case (st_sel)
         // ---------------------------------------------------------------------
         StIdle, StDrop: begin
