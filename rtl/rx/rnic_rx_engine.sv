@@ -237,6 +237,7 @@ module rnic_rx_engine #(
   state_e st_q, ret_st_q;
   state_e st_sel;          // the arm the state machine runs (st_q but for merged cycles)
   logic ap_now;            // StPlace doing the StAfterPlace work
+  logic rq_now;            // StPkt doing a request's StReq work
 
   // Current packet
   logic [rnic_pkg::RxSlotW-1:0] slot_q;
@@ -559,7 +560,7 @@ module rnic_rx_engine #(
   logic rwc_sq_q;
   logic [rnic_pkg::RwqeKeyW-1:0] sq_key;
   assign sq_key = {rnic_pkg::RwqeSq, qpn_q, head.wqe_idx};
-  assign rwc_lk_valid_o = (st_q == StReq) || (st_q == StRdRespHead) || (st_q == StRwcWait);
+  assign rwc_lk_valid_o = (st_sel == StReq) || (st_q == StRdRespHead) || (st_q == StRwcWait);
   assign rwc_lk_key_o = ((st_q == StRdRespHead) || ((st_q == StRwcWait) && rwc_sq_q)) ? sq_key :
                         {rx_num, rx_next};
   // A receive hints the WQE after its own, and in the next cycle
@@ -631,7 +632,7 @@ module rnic_rx_engine #(
                    (rwc_lk_data_i[39:32] - {5'd0, rwc_first});
   assign sq_hit = rwc_lk_hit_i && ((rwc_cnt > 8'd4) ||
                   ({5'd0, rwc_first} + rwc_cnt <= 8'(rnic_pkg::RwqeBytes / 16)));
-  assign rwc_use = ((st_q == StReq) && rwc_lk_hit_i) ||
+  assign rwc_use = ((st_sel == StReq) && rwc_lk_hit_i) ||
                    ((st_q == StRdRespHead) && rr_fetch && sq_hit) ||
                    ((st_q == StRwcWait) && (rwc_sq_q ? sq_hit : rwc_lk_hit_i));
   logic [63:0] pf_addr, sq_pf_addr;
@@ -861,7 +862,11 @@ module rnic_rx_engine #(
   // place_idle): the case below runs the StAfterPlace arm (ap_now), which
   // stays in StAfterPlace only when a completion is still pending.
   assign ap_now = (st_q == StPlace) && place_idle;
-  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : st_q;
+  // A request of a QP in a state that takes it (and a transport that
+  // matches) is checked in its StPkt cycle: the StReq arm runs (rq_now).
+  assign rq_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
+                  req_state_ok && tr_ok;
+  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : rq_now ? StReq : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
   logic rq_db_hint;
@@ -1180,7 +1185,7 @@ module rnic_rx_engine #(
               st_q <= StDrop;
             end
           end else begin
-            st_q <= (req_state_ok && tr_ok) ? StReq : StDrop;
+            st_q <= StDrop;  // a request the QP does not take (else rq_now)
           end
         end
         // ---------------------------------------------------------------------
@@ -2004,7 +2009,7 @@ module rnic_rx_engine #(
         map_ovf_q <= 1'b0;
         sge_cnt_q <= (rwc_cnt > 8'd4) ? 3'd5 : rwc_cnt[2:0];
       end
-      if (st_q == StReq) rwc_sq_q <= 1'b0;
+      if (st_sel == StReq) rwc_sq_q <= 1'b0;
 
       // The ACK timer after progress, in StTmrUpd or at the end of a plain
       // ACK's or READ response's retire loop (ret_end): the retry counts
