@@ -238,6 +238,7 @@ module rnic_rx_engine #(
   state_e st_sel;          // the arm the state machine runs (st_q but for merged cycles)
   logic ap_now;            // StPlace doing the StAfterPlace work
   logic rq_now;            // StPkt doing a request's StReq work
+  logic rt_now;            // StPkt doing a plain ACK's first StRetire
 
   // Current packet
   logic [rnic_pkg::RxSlotW-1:0] slot_q;
@@ -333,6 +334,15 @@ module rnic_rx_engine #(
   );
   logic [23:0] ack_psn_q; // highest PSN acknowledged
   logic ack_mode_q;
+  // What the retire loop reads: the registers, or in an rt_now cycle what
+  // StPkt would have put in them for a plain ACK.
+  logic [23:0] ack_psn;
+  logic ack_mode, flushing;
+  state_e ret_st;
+  assign ack_psn = rt_now ? d_q.psn : ack_psn_q;
+  assign ack_mode = rt_now || ack_mode_q;
+  assign flushing = !rt_now && flushing_q;
+  assign ret_st = rt_now ? StAckPost : ret_st_q;
   logic [7:0] nak_status_q;
 
   // Retire outputs in flight
@@ -357,9 +367,9 @@ module rnic_rx_engine #(
   // loop that would go on to it: a READ response's, or an ACK's when no
   // implied NAK sends it to StAckPost and StRetry).
   logic tmr_upd, imp_nak, ret_end;
-  assign imp_nak = head_resp && rnic_pkg::psn_ge(ack_psn_q, head.first_psn) && !imp_dup;
-  assign ret_end = (st_q == StRetire) && !ret_take &&
-                   (((ret_st_q == StAckPost) && !imp_nak) || (ret_st_q == StTmrUpd));
+  assign imp_nak = head_resp && rnic_pkg::psn_ge(ack_psn, head.first_psn) && !imp_dup;
+  assign ret_end = (st_sel == StRetire) && !ret_take &&
+                   (((ret_st == StAckPost) && !imp_nak) || (ret_st == StTmrUpd));
   assign tmr_upd = (st_q == StTmrUpd) || ret_end;
   assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
                      (job_q.syn == rnic_pkg::AethAck) && (njob_q.kind == rnic_pkg::JobAck) &&
@@ -700,9 +710,9 @@ module rnic_rx_engine #(
   logic ret_ack_ok, ret_take, ret_out;
   assign ret_ack_ok = (noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
                        ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
-                      (ack_mode_q && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
-                       rnic_pkg::psn_ge(ack_psn_q, head.last_psn));
-  assign ret_take = head_v && (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
+                      (ack_mode && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
+                       rnic_pkg::psn_ge(ack_psn, head.last_psn));
+  assign ret_take = head_v && (flushing || (ctx.state == rnic_pkg::QpsErr) ||
                                (ctx.state == rnic_pkg::QpsSqe) ||
                                (head.kind == rnic_pkg::InflFlush) ||
                                (head.kind == rnic_pkg::InflLocalErr) || ret_ack_ok);
@@ -715,7 +725,7 @@ module rnic_rx_engine #(
   assign rd_last = (st_sel == StAfterPlace) && !need_cqe_q && rnic_pkg::op_is_response(op) &&
                    (d_q.psn == head.last_psn);
   assign ret_out = !need_done_q &&
-                   ((st_q == StRetireOut) || ((st_q == StRetire) && !need_cqe_q && ret_take) ||
+                   ((st_q == StRetireOut) || ((st_sel == StRetire) && !need_cqe_q && ret_take) ||
                     rd_last);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
@@ -866,7 +876,13 @@ module rnic_rx_engine #(
   // matches) is checked in its StPkt cycle: the StReq arm runs (rq_now).
   assign rq_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
                   req_state_ok && tr_ok;
-  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : rq_now ? StReq : st_q;
+  // A plain ACK (a QP in a state that takes responses) starts its retire
+  // loop in its StPkt cycle: the StRetire arm runs (rt_now), reading the
+  // ACK's PSN and mode through ack_psn, ack_mode, flushing and ret_st.
+  assign rt_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && (op == rnic_pkg::OpAck) &&
+                  (d_q.aeth_syn[7:5] == 3'b000) && resp_state_ok && !noack;
+  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : rq_now ? StReq :
+                  rt_now ? StRetire : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
   logic rq_db_hint;
@@ -1059,6 +1075,13 @@ module rnic_rx_engine #(
         rd_done_qpn_o <= qpn_q;
       end
 
+      if (rt_now) begin
+        flushing_q <= 1'b0;
+        ack_mode_q <= 1'b1;
+        ack_psn_q <= d_q.psn;
+        ret_st_q <= StAckPost;
+        st_q <= StRetire;
+      end
       if (ap_now) begin
         place_start_o <= 1'b1;
         placed_q <= 1'b1;
@@ -1160,10 +1183,8 @@ module rnic_rx_engine #(
             if (resp_state_ok && !noack) begin
               flushing_q <= 1'b0;
               ack_mode_q <= 1'b1;
-              if ((op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000)) begin
-                ack_psn_q <= d_q.psn;
-                ret_st_q <= StAckPost;
-              end else if (op == rnic_pkg::OpAck) begin
+              // (A plain ACK starts its retire loop here: rt_now.)
+              if (op == rnic_pkg::OpAck) begin
                 // A NAK: everything before the NAKed PSN was received.
                 ack_psn_q <= d_q.psn - 24'd1;
                 nak_status_q <= nak_status(d_q.aeth_syn);
@@ -1208,11 +1229,11 @@ module rnic_rx_engine #(
           // (for placement to drain) holds the next one back; a head that
           // does not complete now ends the loop without waiting for it.
           if (!need_cqe_q || !ret_take) begin
-            st_q <= ret_st_q;
+            st_q <= ret_st;
             if (ret_take) begin
               // In SQE every WQE after the failed one is flushed, also one
               // whose frames had already left.
-              if (flushing_q || (ctx.state == rnic_pkg::QpsErr) ||
+              if (flushing || (ctx.state == rnic_pkg::QpsErr) ||
                   (ctx.state == rnic_pkg::QpsSqe) || (head.kind == rnic_pkg::InflFlush)) begin
                 cqe_q <= '0;
                 cqe_q.status <= rnic_pkg::WcWrFlushErr;
