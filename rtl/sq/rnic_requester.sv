@@ -174,10 +174,18 @@ module rnic_requester #(
   logic [31:0] total_q;
   logic [7:0] status_q;
 
+  // The SGE being checked: StCheck's, or in StDecode the first (a WQE
+  // with one SGE is checked in its StDecode cycle).
+  logic [2:0] sge_idx;
+  logic [31:0] chk_total;   // message bytes before this SGE
+  logic chk_last;
+  assign sge_idx = (st_q == StDecode) ? 3'd0 : sge_i_q;
+  assign chk_total = (st_q == StDecode) ? 32'd0 : total_q;
+  assign chk_last = (st_q == StDecode) || (sge_i_q + 3'd1 == nsge_q);
   logic [127:0] seg;
   logic [31:0] seg_len, seg_key;
   logic [63:0] seg_va;
-  assign seg = wqe_q[(11'(first_seg) + 11'(sge_i_q)) * 128 +: 128];
+  assign seg = wqe_q[(11'(first_seg) + 11'(sge_idx)) * 128 +: 128];
   assign seg_len = seg[31:0];
   assign seg_key = seg[63:32];
   assign seg_va = seg[127:64];
@@ -188,6 +196,17 @@ module rnic_requester #(
     .mr_i(mr_i), .key_i(seg_key), .rkey_i(1'b0), .qpn_i(qpn_q), .pd_i(ctx.pd), .va_i(seg_va),
     .len_i(seg_len), .access_i(op_resp ? 4'b0001 : 4'b0000), .ok_o(mr_ok), .bus_o(mr_bus)
   );
+  // The SGE's verdict: its key (a zero-length SGE does not touch memory
+  // and needs none), an atomic's 8 bytes, and with the last SGE the
+  // message's length (UD messages are one packet; none is over 2^31).
+  logic [7:0] chk_status;
+  logic [31:0] chk_sum;
+  assign chk_sum = chk_total + seg_len;
+  assign chk_status = (!mr_ok && (seg_len != 32'd0)) ? rnic_pkg::WcLocProtErr :
+                      (op_atomic && (seg_len != 32'd8)) ? rnic_pkg::WcLocLenErr :
+                      (chk_last && ((qp_ud && (chk_sum > {19'd0, mtu})) ||
+                                    (chk_sum > 32'h8000_0000))) ? rnic_pkg::WcLocLenErr :
+                      rnic_pkg::WcSuccess;
 
   // Memory windows: BIND_MW (bind A: new rkey, MR lkey, VA; bind B: length,
   // access) and LOCAL_INV (the key in the control segment).
@@ -494,40 +513,36 @@ module rnic_requester #(
             sge_bus_q[0] <= wqe_iova + {52'd0, first_seg, 4'd0} + 64'd4;
             sge_len_q[0] <= {1'b0, i_hdr[30:0]};
             total_q <= {1'b0, i_hdr[30:0]};
-            st_q <= StCheck;
+            // (under 2^31: only UD's one packet can be too long)
+            if (qp_ud && ({1'b0, i_hdr[30:0]} > {19'd0, mtu})) status_q <= rnic_pkg::WcLocLenErr;
+            st_q <= StInfl;
+          end else if (nsge_w == 8'd0) begin
+            nsge_q <= 3'd0;     // no SGE: nothing to check
+            st_q <= StInfl;
+          end else if (nsge_w == 8'd1) begin
+            // The only SGE: StCheck's step in this cycle.
+            nsge_q <= 3'd1;
+            sge_i_q <= 3'd1;
+            sge_bus_q[0] <= mr_bus;
+            sge_len_q[0] <= seg_len;
+            total_q <= seg_len;
+            status_q <= chk_status;
+            st_q <= StInfl;
           end else begin
             nsge_q <= nsge_w[2:0];
             st_q <= StCheck;
           end
         end
+        // Two to four SGEs, one per cycle (none or one: StDecode checks).
         StCheck: begin
-          if (sge_i_q == nsge_q) begin
-            // UD messages are one packet; no message is larger than 2^31.
-            if ((qp_ud && (total_q > {19'd0, mtu})) || (total_q > 32'h8000_0000)) begin
-              status_q <= rnic_pkg::WcLocLenErr;
-            end
-            st_q <= StInfl;
-          end else begin
-            sge_bus_q[sge_i_q[1:0]] <= mr_bus;
-            sge_len_q[sge_i_q[1:0]] <= seg_len;
-            total_q <= total_q + seg_len;
-            sge_i_q <= sge_i_q + 3'd1;
-            // A zero-length SGE does not touch memory and needs no key.
-            if (!mr_ok && (seg_len != 32'd0)) begin
-              status_q <= rnic_pkg::WcLocProtErr;
-              st_q <= StInfl;
-            end else if (op_atomic && (seg_len != 32'd8)) begin
-              status_q <= rnic_pkg::WcLocLenErr;
-              st_q <= StInfl;
-            end else if (sge_i_q + 3'd1 == nsge_q) begin
-              // The last SGE: the message's length checks in this cycle.
-              if ((qp_ud && (total_q + seg_len > {19'd0, mtu})) ||
-                  (total_q + seg_len > 32'h8000_0000)) begin
-                status_q <= rnic_pkg::WcLocLenErr;
-              end
-              st_q <= StInfl;
-            end
-          end
+          sge_bus_q[sge_i_q[1:0]] <= mr_bus;
+          sge_len_q[sge_i_q[1:0]] <= seg_len;
+          total_q <= chk_sum;
+          sge_i_q <= sge_i_q + 3'd1;
+          // An SGE that fails ends the check; the last one also does the
+          // message's length checks.
+          status_q <= chk_status;
+          if ((chk_status != rnic_pkg::WcSuccess) || chk_last) st_q <= StInfl;
         end
         // LOCAL_INV: the window becomes invalid. BIND_MW: read the MR,
         // then the window, then write the bound window.
