@@ -27,8 +27,6 @@ int main(void)
 	struct t_buf src, dst, lrecv;
 	struct ibv_send_wr wr[4], *bad = NULL;
 	struct ibv_sge sge[4], sg;
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
 	struct ibv_wc wc[4];
 	uint32_t qpn0;
 	int i;
@@ -86,10 +84,7 @@ int main(void)
 	EXPECT_WC(&wc[0], 200, IBV_WC_WR_FLUSH_ERR, T_ANY, qpn0, T_ANY, T_ANY,
 		  T_ANY);
 
-	memset(&attr, 0, sizeof(attr));
-	memset(&init, 0, sizeof(init));
-	CHECK_OK(ibv_query_qp(p.s[0].qp, &attr, IBV_QP_STATE, &init));
-	CHECK_EQ(attr.qp_state, IBV_QPS_ERR);
+	CHECK_EQ(t_qp_state(p.s[0].qp), IBV_QPS_ERR);
 
 	/* Work posted to a QP in the error state completes with a flush. */
 	sg = t_sge(&lrecv, 0, 256);
