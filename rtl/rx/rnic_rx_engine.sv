@@ -239,6 +239,7 @@ module rnic_rx_engine #(
   logic ap_now;            // StPlace doing the StAfterPlace work
   logic rq_now;            // StPkt doing a request's StReq work
   logic rt_now;            // StPkt doing a plain ACK's first StRetire
+  logic mp_now;            // StPkt doing an in-order WRITE's, READ's or atomic's StMap
 
   // Current packet
   logic [rnic_pkg::RxSlotW-1:0] slot_q;
@@ -881,7 +882,14 @@ module rnic_rx_engine #(
   // ACK's PSN and mode through ack_psn, ack_mode, flushing and ret_st.
   assign rt_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && (op == rnic_pkg::OpAck) &&
                   (d_q.aeth_syn[7:5] == 3'b000) && resp_state_ok && !noack;
-  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : rq_now ? StReq :
+  // An in-order WRITE (without immediate on its last packet), READ
+  // request or atomic with a responder resource free passes StReq doing
+  // nothing but choosing StMap: its StPkt cycle maps it (mp_now; the
+  // StReq work it skips is done beside, below).
+  assign mp_now = rq_now && !qp_ud && (d_q.psn == epsn) && seq_ok &&
+                  ((is_write && !(is_last && has_imm)) ||
+                   ((is_read_req || is_atomic) && (rsp_out_q[q] < ctx.max_dest_rd_atomic)));
+  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
                   rt_now ? StRetire : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
@@ -1081,6 +1089,15 @@ module rnic_rx_engine #(
         ack_psn_q <= d_q.psn;
         ret_st_q <= StAckPost;
         st_q <= StRetire;
+      end
+      if (mp_now) begin
+        // StReq's work on this path (the StMap arm overrides what it sets)
+        err_syn_q <= '0;
+        err_cqe_q <= 1'b0;
+        err_status_q <= '0;
+        njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
+        nak_sent_q[q] <= 1'b0;
+        nseg_q <= '0;
       end
       if (ap_now) begin
         place_start_o <= 1'b1;
