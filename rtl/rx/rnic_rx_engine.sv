@@ -1831,12 +1831,9 @@ module rnic_rx_engine #(
         // and goes on with the next packet while the payload is written;
         // placement releases the frame slot. What makes data observable
         // waits for placement to drain (see place_idle).
+        // Here only while placement is busy: the cycle it is idle starts
+        // the job and runs the StAfterPlace arm (ap_now).
         StPlace: begin
-          if (place_idle) begin
-            place_start_o <= 1'b1;
-            placed_q <= 1'b1;
-            st_q <= StAfterPlace;
-          end
         end
         StAfterPlace: begin
           if (need_cqe_q) begin
