@@ -299,7 +299,6 @@ module rnic_tx_builder #(
   assign hdr_done = (in_q == InHdr) && (hw_q == hdr_last) &&
                     ((req_i_q == d_q.nchunk) ||
                      ((req_i_q + 3'd1 == d_q.nchunk) && rd_req_ready_i));
-  assign aq_push = hdr_done;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -406,10 +405,25 @@ module rnic_tx_builder #(
   logic [$clog2(QDepth):0] eq_count;
   logic a_done;
   assign a_done = aq_valid && a_run_q && (rsp_i_q == a_nchunk);
-  assign eq_push = a_done && eq_in_ready;
-  assign aq_pop = eq_push;
-  assign eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
-                  a_idx};
+  // A frame without payload reads (an ACK, a READ or atomic request) needs
+  // no assembly: when no frame is queued for or in assembly, intake queues
+  // it for emission itself in that cycle (frames stay in order; a frame in
+  // intake holds a slot, so the emit queue has room, checked all the same).
+  logic byp;
+  assign byp = hdr_done && (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && eq_in_ready;
+  assign aq_push = hdr_done && !byp;
+  assign eq_push = byp || (a_done && eq_in_ready);
+  assign aq_pop = a_done && eq_in_ready;
+  always_comb begin
+    if (byp) begin
+      eq_in = {islot_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last,
+               (d_q.opcode[7:5] != rnic_pkg::TrRc), rnic_pkg::op_is_response(d_q.opcode),
+               1'b0, d_q.qpn, d_q.wqe_idx};
+    end else begin
+      eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
+               a_idx};
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
