@@ -24,7 +24,7 @@
 // filled entry (in turn); one that looks further ahead takes a free entry
 // or nothing, so that more queues than entries do not thrash the cache, and
 // the engine looks further than the next two WQEs only while room_o says
-// that half the entries are free. Reads return in
+// that a quarter of the entries are free. Reads return in
 // request order (rnic_dma_rd_mux); the block takes every beat at once.
 module rnic_rwqe_cache #(
   parameter int unsigned DataW = 256,
@@ -40,7 +40,7 @@ module rnic_rwqe_cache #(
   input  logic [KeyW-1:0]                hint_key_i,
   input  logic [63:0]                    hint_addr_i,
   input  logic [15:0]                    hint_len_i,
-  // At least half the entries are free: room for WQEs further ahead
+  // At least a quarter of the entries are free: room for WQEs further ahead
   output logic                           room_o,
   // Lookup of the WQE the engine is about to read (outputs valid with lk_valid_i)
   input  logic                           lk_valid_i,
@@ -171,9 +171,10 @@ module rnic_rwqe_cache #(
     end
   end
   // Room for a look further ahead: hints beyond the next WQEs are sent only
-  // while half the entries are free, so they never fill the cache that the
-  // queues' next WQEs need.
-  assign room_o = $countones(~(pend_q | full_q)) >= (Entries / 2);
+  // while a quarter of the entries are free, so they never fill the cache
+  // that the queues' next WQEs need (a half kept 16 QPs x 4 receives from
+  // reading ahead: docs/performance.md).
+  assign room_o = $countones(~(pend_q | full_q)) >= (Entries + 3) / 4;
   // A hint for a WQE being retired or reset in the same cycle is stale.
   logic hint_stale, alloc;
   assign hint_stale = (inv_i && (hint_key_i == inv_key_i)) ||
