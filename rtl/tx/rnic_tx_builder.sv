@@ -407,23 +407,25 @@ module rnic_tx_builder #(
   assign a_done = aq_valid && a_run_q && (rsp_i_q == a_nchunk);
   // A frame without payload reads (an ACK, a READ or atomic request) needs
   // no assembly: when no frame is queued for or in assembly, intake queues
-  // it for emission itself in that cycle (frames stay in order; a frame in
-  // intake holds a slot, so the emit queue has room, checked all the same).
-  logic byp;
-  assign byp = hdr_done && (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && eq_in_ready;
-  assign aq_push = hdr_done && !byp;
+  // it for emission itself (byp) in the cycle of its last header word
+  // (frames stay in order; a frame in intake holds a slot, so the emit queue
+  // has room, checked all the same). If the emit queue is empty too,
+  // emission already has it (direct, below) and it is queued only if its
+  // last beat has not gone by then.
+  logic no_asm, byp, direct, e_done;
+  assign no_asm = (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && eq_in_ready;
+  assign byp = hdr_done && no_asm && !(direct && e_done);
+  assign aq_push = hdr_done && !no_asm;
   assign eq_push = byp || (a_done && eq_in_ready);
   assign aq_pop = a_done && eq_in_ready;
-  always_comb begin
-    if (byp) begin
-      eq_in = {islot_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last,
-               (d_q.opcode[7:5] != rnic_pkg::TrRc), rnic_pkg::op_is_response(d_q.opcode),
-               1'b0, d_q.qpn, d_q.wqe_idx};
-    end else begin
-      eq_in = {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
-               a_idx};
-    end
-  end
+  // The frame in intake as the emit queue holds it (byp, direct).
+  logic [$bits(eq_in)-1:0] i_ent;
+  assign i_ent = {islot_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last,
+                  (d_q.opcode[7:5] != rnic_pkg::TrRc), rnic_pkg::op_is_response(d_q.opcode),
+                  1'b0, d_q.qpn, d_q.wqe_idx};
+  assign eq_in = byp ? i_ent :
+                 {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
+                  a_idx};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -481,13 +483,23 @@ module rnic_tx_builder #(
   // ---------------------------------------------------------------------------
   // Emission with pad and ICRC
   // ---------------------------------------------------------------------------
+  // Emission takes the emit queue's head, or with the queue empty, a frame
+  // without payload reads that intake is writing and nothing precedes
+  // (direct): its beats follow the header words as intake writes them, the
+  // word written in this cycle from intake itself. Its entry goes into the
+  // queue with the last header word (byp) unless its last beat went.
+  logic e_valid;
+  logic [$bits(eq_in)-1:0] e_ent;
+  assign direct = (in_q == InHdr) && (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && !eq_valid;
+  assign e_valid = eq_valid || direct;
+  assign e_ent = eq_valid ? eq_out : i_ent;
   logic [SlotW-1:0] e_slot;
   logic e_first, e_last, e_noack, e_resp, e_err;
   logic [15:0] e_pay_end, e_len;
   logic [23:0] e_qpn;
   logic [15:0] e_idx;
   assign {e_slot, e_pay_end, e_len, e_first, e_last, e_noack, e_resp, e_err, e_qpn,
-          e_idx} = eq_out;
+          e_idx} = e_ent;
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
@@ -507,14 +519,18 @@ module rnic_tx_builder #(
   assign eoff = 16'(ew_q) * 16'(Bytes);
   assign olast = (eoff + 16'(Bytes) >= e_len + 16'd4);
 
+  // A direct frame's word that intake writes in this cycle comes from
+  // intake (emission never passes intake: both move a word per cycle).
+  logic [DataW-1:0] eword;
   always_comb begin
     edata = '0;
+    eword = '0;
     if (tx_valid_o) begin
+      eword = (direct && (ew_q == hw_q)) ? hdr_word : buf_q[ebase + BufW'(ew_q)];
       if (eoff + 16'(Bytes) <= e_pay_end) begin
-        edata = buf_q[ebase + BufW'(ew_q)];
+        edata = eword;
       end else if (eoff < e_pay_end) begin
-        edata = buf_q[ebase + BufW'(ew_q)] &
-                ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
+        edata = eword & ~({DataW{1'b1}} << {LaneW'(e_pay_end - eoff), 3'b000});
       end
     end
   end
@@ -547,13 +563,14 @@ module rnic_tx_builder #(
   // A failed frame never starts, so ew_q is 0 while it is the head.
   assign e_report = e_err ? !e_resp : (e_last && e_noack);
   assign e_hold = (ew_q == '0) && e_report && !noack_ready_i;
-  assign tx_valid_o = eq_valid && !e_err && !e_hold;
+  assign tx_valid_o = e_valid && !e_err && !e_hold;
   assign tx_data_o = odata;
   assign tx_keep_o = okeep;
   assign tx_last_o = olast;
   assign tx_go = tx_valid_o && tx_ready_i;
-  assign e_drop = eq_valid && e_err && !e_hold;
-  assign eq_pop = (tx_go && olast) || e_drop;
+  assign e_drop = e_valid && e_err && !e_hold;
+  assign e_done = (tx_go && olast) || e_drop;
+  assign eq_pop = e_done && eq_valid;
 
   assign ev_first_o = tx_go && (ew_q == '0) && e_first;
   assign ev_last_o = tx_go && (ew_q == '0) && e_last;
@@ -581,11 +598,23 @@ module rnic_tx_builder #(
       end
       // A slot is busy from the start of assembly until its last beat left.
       if (txd_valid_i && txd_ready_o) slot_busy_q[nslot] <= 1'b1;
-      if (eq_pop) slot_busy_q[e_slot] <= 1'b0;
+      if (e_done) slot_busy_q[e_slot] <= 1'b0;
     end
   end
 
   assign quiet_o = (in_q == InIdle) && !aq_valid && !a_run_q && !eq_valid;
+
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // A direct frame's beats never pass the header words intake has written.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else if (direct && tx_valid_o) begin
+      assert (ew_q <= hw_q);
+    end
+  end
+  /* verilator coverage_on */
+`endif
 
   logic unused;
   assign unused = ^{eq_count, aq_count, txd_view, aq_in_ready};
