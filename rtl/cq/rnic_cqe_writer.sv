@@ -103,15 +103,20 @@ module rnic_cqe_writer #(
   assign aev_ready_o = q_in_ready && !ovf_v_q;
   assign cqe_ready_o = q_in_ready && !ovf_v_q && !aev_valid_i;
 
-  logic qv, qpop;
-  logic [rnic_pkg::CqeReqW-1:0] qd;
+  // An empty queue offers the arriving entry in the same cycle (its first
+  // beat goes out then) and stores it unless it also leaves in that cycle.
+  logic qv, qpop, q_sv, q_push;
+  logic [rnic_pkg::CqeReqW-1:0] qd, q_sd;
   logic [$clog2(Depth):0] qcount;
   rnic_fifo #(.Width(rnic_pkg::CqeReqW), .Depth(Depth)) u_q (
     .clk_i, .rst_ni,
-    .in_valid_i(q_in_valid), .in_ready_o(q_in_ready), .in_data_i(q_in),
-    .out_valid_o(qv), .out_ready_i(qpop), .out_data_o(qd),
+    .in_valid_i(q_push), .in_ready_o(q_in_ready), .in_data_i(q_in),
+    .out_valid_o(q_sv), .out_ready_i(qpop && q_sv), .out_data_o(q_sd),
     .count_o(qcount)
   );
+  assign qv = q_sv || q_in_valid;
+  assign qd = q_sv ? q_sd : q_in;
+  assign q_push = q_in_valid && (q_sv || !qpop);
 
   rnic_pkg::cqe_req_t c;
   /* verilator lint_off UNUSEDSIGNAL */  // a context view
@@ -172,7 +177,7 @@ module rnic_cqe_writer #(
   assign go = qv && ctx.valid && !err_q[n] && !full && rd_free;
   assign img_sh = img >> (beat_q * DataW);
   assign wr_valid_o = go;
-  assign idle_o = !qv;
+  assign idle_o = !q_sv;
   assign wr_addr_o = ctx.base + ({32'd0, pi & ((32'd1 << ctx.log_size) - 32'd1)} << 6);
   assign wr_len_o = 16'd64;
   assign wr_data_o = img_sh[DataW-1:0];
@@ -387,7 +392,7 @@ module rnic_cqe_writer #(
   end
 
   // A slot counts down every cycle: not quiet while one is taken.
-  assign quiet_o = !qv && !ovf_v_q && (rd_st_q == 2'd0) && !pf_want_q && !irq_valid_o &&
+  assign quiet_o = !q_sv && !ovf_v_q && (rd_st_q == 2'd0) && !pf_want_q && !irq_valid_o &&
                    (sv_q == '0);
 
   assign ev_send_o = done && !is_ev && !c.opcode[7];

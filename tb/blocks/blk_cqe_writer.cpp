@@ -251,6 +251,9 @@ int main(int argc, char **argv) {
     if (top.irq_valid_o) irqs++;
     const bool cqe_take = top.cqe_valid_i && top.cqe_ready_o;
     const bool wr_take = top.wr_valid_o && top.wr_ready_i;
+    // An empty queue passes a request through: its first beat may go out in
+    // the cycle it is taken.
+    if (cqe_take) accepted.push_back(cur);
     bool done = false;
     Cqe done_cqe{};
     // Requests for CQs without a valid context are dropped without a write.
@@ -400,7 +403,6 @@ int main(int argc, char **argv) {
       last_progress = g_cycle;
     }
     if (cqe_take) {
-      accepted.push_back(cur);
       offered = false;
       requested++;
       last_progress = g_cycle;
