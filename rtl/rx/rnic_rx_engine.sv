@@ -880,8 +880,10 @@ module rnic_rx_engine #(
   // A plain ACK (a QP in a state that takes responses) starts its retire
   // loop in its StPkt cycle: the StRetire arm runs (rt_now), reading the
   // ACK's PSN and mode through ack_psn, ack_mode, flushing and ret_st.
-  assign rt_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && (op == rnic_pkg::OpAck) &&
-                  (d_q.aeth_syn[7:5] == 3'b000) && resp_state_ok && !noack;
+  logic resp_take;          // StPkt: a response the QP takes
+  assign resp_take = (st_q == StPkt) && (qpn_q < 24'(NQp)) && rnic_pkg::op_is_response(op) &&
+                     resp_state_ok && !noack;
+  assign rt_now = resp_take && (op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000);
   // An in-order WRITE (without immediate on its last packet), READ
   // request or atomic with a responder resource free passes StReq doing
   // nothing but choosing StMap: its StPkt cycle maps it (mp_now; the
@@ -1083,19 +1085,27 @@ module rnic_rx_engine #(
         rd_done_qpn_o <= qpn_q;
       end
 
-      if (rt_now) begin
+      // StPkt's opening for a response the QP takes, also in an rt_now
+      // cycle (which runs the StRetire arm).
+      if (resp_take) begin
         flushing_q <= 1'b0;
         ack_mode_q <= 1'b1;
+      end
+      if (rt_now) begin
         ack_psn_q <= d_q.psn;
         ret_st_q <= StAckPost;
         st_q <= StRetire;
       end
-      if (mp_now) begin
-        // StReq's work on this path (the StMap arm overrides what it sets)
+      // StReq's opening, also in an mp_now cycle (which runs the StMap arm;
+      // the arms override what it sets).
+      if ((st_sel == StReq) || mp_now) begin
         err_syn_q <= '0;
         err_cqe_q <= 1'b0;
         err_status_q <= '0;
         njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
+      end
+      if (mp_now) begin
+        // What StReq's in-order path sets before it chooses StMap
         nak_sent_q[q] <= 1'b0;
         nseg_q <= '0;
       end
@@ -1198,9 +1208,8 @@ module rnic_rx_engine #(
             // A response for the completer: what it acknowledges, then the
             // retire loop.
             if (resp_state_ok && !noack) begin
-              flushing_q <= 1'b0;
-              ack_mode_q <= 1'b1;
-              // (A plain ACK starts its retire loop here: rt_now.)
+              // (flushing_q, ack_mode_q: resp_take above; a plain ACK
+              // starts its retire loop here: rt_now.)
               if (op == rnic_pkg::OpAck) begin
                 // A NAK: everything before the NAKed PSN was received.
                 ack_psn_q <= d_q.psn - 24'd1;
@@ -1481,10 +1490,7 @@ module rnic_rx_engine #(
         // ---------------------------------------------------------------------
         StReq: begin
           begin
-            err_syn_q <= '0;
-            err_cqe_q <= 1'b0;
-            err_status_q <= '0;
-            njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
+            // (error registers, default ACK job: StReq's opening above)
             if (qp_ud) begin
               // UD: no PSN order; a wrong Q_Key or no receive WQE drops it.
               if ((d_q.qkey != ctx.qkey) || !rx_avail) begin
