@@ -11,8 +11,11 @@
 // frames: a small frame's payload read waits out the host memory's latency
 // like a large one's, so it is the number of frames in flight that sets the
 // rate of small messages, and small slots give that number for little
-// memory (docs/performance.md). The emitter appends pad bytes and the ICRC,
-// computed over the masked headers and payload as the frame streams out.
+// memory (docs/performance.md). A frame without payload reads (ACK, READ
+// or atomic request) skips assembly, and when nothing is queued before it,
+// emission streams its header words as intake writes them. The emitter
+// appends pad bytes and the ICRC, computed over the masked headers and
+// payload as the frame streams out.
 // A frame whose payload read failed (the IOMMU refused it) is not sent: a
 // request frame's WQE is reported to the completer, which fails it with
 // IBV_WC_GENERAL_ERR; a READ response is dropped (the requester retries).
