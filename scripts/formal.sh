@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One formal proof of a block contract: Yosys reads the RTL and a property
-# wrapper from tb/formal/ (read_verilog -formal) and its SAT solver proves
-# the wrapper's assertions, bounded (BMC from reset) and, with --ind, by
-# k-induction. docs/verification.md.
+# wrapper from tb/formal/ (read_verilog -formal) and the wrapper's assertions
+# are proved bounded (BMC from reset, by ABC's bmc3 on the AIGER model Yosys
+# writes) and, with --ind, by k-induction (Yosys's SAT solver).
+# docs/verification.md.
 #
 # Usage: formal.sh --name NAME --top WRAPPER --depth N [--ind] [--defer] [--show SIG]...
 #                  [--define D]... [--mutate FILE SED] [--expect-fail]
@@ -17,7 +18,9 @@
 #                      which must change exactly one line (the injected bug)
 #   --expect-fail      succeed only if an assertion fails (the proof catches
 #                      the injected bug); its trace is kept as a VCD
-# A failing proof prints the counterexample's VCD path (GTKWave opens it).
+# A failing proof prints the failed assertions (file:line) and the
+# counterexample's VCD path (GTKWave opens it).
+# FV_ENGINE=sat runs the BMC with Yosys's SAT solver instead of ABC.
 set -euo pipefail
 name="" top="" depth="" ind=0 expect_fail=0 out="" mut_file="" mut_sed="" defer=""
 defines=()
@@ -88,6 +91,7 @@ prep -flatten -top $top
 memory -nomap
 setundef -zero
 memory_map
+setundef -zero -init
 async2sync
 dffunmap
 opt -full
@@ -112,8 +116,79 @@ sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports $
   return 2
 }
 
+# The same model as an AIGER file for ABC: every flip-flop starts at zero
+# (setundef -init, write_aiger -zinit), the wrapper's assumptions become
+# invariant constraints (folded into the property by ABC's fold), its
+# assertions bad-state outputs. ABC's bmc3 checks frames 0..depth-1, the
+# same depth steps as the SAT flow (the wrappers hold rst_ni low in the
+# first: assume (rst_ni == ran)). A counterexample is replayed on the same
+# model by Yosys's simulator, which names the failed assertions and writes
+# the VCD; a trace that fails no assertion there is a tool failure.
+#
+# run_abc: 0 proved, 1 an assertion failed, 2 tool failure.
+run_abc() {
+  local log="$out/bmc.log" prep="$out/prep.log" vcd="$out/bmc.vcd"
+  rm -f "$vcd" "$out/trace.aiw"
+  if ! timeout "${FV_TIMEOUT:-300}" yosys -q -l "$prep" -p "
+read_verilog -formal -sv $defer ${defines[*]} ${files[*]}
+prep -flatten -top $top
+memory -nomap
+setundef -zero
+memory_map
+setundef -zero -init
+async2sync
+dffunmap
+opt -full
+setattr -unset keep
+delete -output
+techmap
+opt -fast
+dffunmap
+abc -g AND -fast
+opt_clean
+write_rtlil $out/model.il
+write_aiger -zinit -map $out/model.aim $out/model.aig" >/dev/null 2>&1; then
+    grep -iE "error" "$prep" | tail -n 10
+    echo "$name: bmc: Yosys did not write the model (log: $prep)"
+    return 2
+  fi
+  # An undriven bit would be a free input in AIGER but not for the SAT flow.
+  if grep -q "undriven" "$prep"; then
+    echo "$name: bmc: the model has undriven bits (log: $prep)"
+    return 2
+  fi
+  timeout "${FV_TIMEOUT:-300}" yosys-abc -c "read_aiger $out/model.aig; fold; strash;
+bmc3 -F $depth -v; write_cex -a $out/trace.aiw" >"$log" 2>&1 || true
+  if grep -q "No output asserted in $depth frames" "$log"; then
+    echo "$name: bmc depth $depth: PASSED"
+    return 0
+  fi
+  if ! grep -q "was asserted in frame" "$log" || [ ! -s "$out/trace.aiw" ]; then
+    tail -n 5 "$log"
+    echo "$name: bmc: ABC did not finish the proof (log: $log)"
+    return 2
+  fi
+  local frame
+  frame=$(grep -o "asserted in frame [0-9]*" "$log" | grep -o "[0-9]*$")
+  yosys -q -l "$out/replay.log" -p "read_rtlil $out/model.il
+sim -r $out/trace.aiw -map $out/model.aim -clock clk_i -hdlname -vcd $vcd $top" \
+    >/dev/null 2>&1 || true
+  if ! grep -q "^Warning: Assert .* failed" "$out/replay.log"; then
+    echo "$name: bmc: ABC's counterexample does not replay (log: $out/replay.log)"
+    return 2
+  fi
+  grep "^Warning: Assert .* failed" "$out/replay.log" | sort -u |
+    sed -e 's/^Warning: Assert [^ ]* (\(.*\)) failed\./  assertion \1 fails/'
+  echo "$name: bmc depth $depth: FAILED at step $((frame + 1)) (an assertion fails)"
+  return 1
+}
+
 rc=0
-run bmc -tempinduct-baseonly -set-init-zero -set-at 1 rst_ni 0 || rc=$?
+if [ "${FV_ENGINE:-abc}" = sat ]; then
+  run bmc -tempinduct-baseonly -set-init-zero -set-at 1 rst_ni 0 || rc=$?
+else
+  run_abc || rc=$?
+fi
 if [ $rc = 0 ] && [ $ind = 1 ]; then
   run induction -tempinduct-inductonly || rc=$?
 fi

@@ -51,7 +51,7 @@ module fv_rnic_cqe_writer (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // The driver creates both CQs first (a context write each, which clears
   // their producer index, error and arm state; those tables have no reset).

@@ -29,13 +29,13 @@ module fv_rnic_dma_rd_mux (
     .dma_req_tag_o, .dma_rsp_valid_i, .dma_rsp_ready_o, .dma_rsp_tag_i
   );
 
-  // Reset in the first step only: formal.sh holds rst_ni low in step 1,
-  // ran is 1 ever after. (Not `ran <= 1`: Yosys would fold a register with
+  // Reset in the first step only: rst_ni is low while ran is 0 (step 1),
+  // high ever after. (Not `ran <= 1`: Yosys would fold a register with
   // a constant input into the constant, and the assumption would forbid the
   // reset itself, which makes every proof vacuous.)
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // Issued requests in order: the tags the DMA must answer with.
   logic [7:0] oq0, oq1, oq2, oq3;

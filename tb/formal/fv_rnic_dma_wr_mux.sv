@@ -26,13 +26,13 @@ module fv_rnic_dma_wr_mux (
     .addr_o, .len_o, .data_o, .last_o, .quiet_o
   );
 
-  // Reset in the first step only: formal.sh holds rst_ni low in step 1,
-  // ran is 1 ever after. (Not `ran <= 1`: Yosys would fold a register with
+  // Reset in the first step only: rst_ni is low while ran is 0 (step 1),
+  // high ever after. (Not `ran <= 1`: Yosys would fold a register with
   // a constant input into the constant, and the assumption would forbid the
   // reset itself, which makes every proof vacuous.)
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // The write in progress (wrapper's view): its writer, after a beat that
   // was not the last.

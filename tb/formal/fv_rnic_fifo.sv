@@ -19,13 +19,13 @@ module fv_rnic_fifo (
     .out_data_o, .count_o
   );
 
-  // Reset in the first step only: formal.sh holds rst_ni low in step 1,
-  // ran is 1 ever after. (Not `ran <= 1`: Yosys would fold a register with
+  // Reset in the first step only: rst_ni is low while ran is 0 (step 1),
+  // high ever after. (Not `ran <= 1`: Yosys would fold a register with
   // a constant input into the constant, and the assumption would forbid the
   // reset itself, which makes every proof vacuous.)
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // Shadow queue: sh0 is the oldest of n entries. A shift register, unlike
   // the DUT's circular buffer.

@@ -54,7 +54,7 @@ module fv_rnic_mmio (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   logic [15:0] a;
   logic wr_req, rd_req, acc_wr, is_sq, is_bf, is_rq, is_srq, is_cq, go, inval;

@@ -40,7 +40,7 @@ module fv_rnic_rd_resp (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   rnic_pkg::qp_cfg_t ctx0, ctx;
   logic gone_q;

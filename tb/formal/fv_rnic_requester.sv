@@ -56,7 +56,7 @@ module fv_rnic_requester (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // The driver creates both QPs first: a context write each that resets the
   // send queue and loads its PSN (the per-QP tables have no reset; an

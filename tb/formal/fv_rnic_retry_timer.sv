@@ -37,7 +37,7 @@ module fv_rnic_retry_timer (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   logic cmd_ok, q;
   assign cmd_ok = cmd_valid_i && (cmd_qpn_i < 24'(NQp));

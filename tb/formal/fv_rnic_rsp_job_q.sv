@@ -25,7 +25,7 @@ module fv_rnic_rsp_job_q (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // Field views (flat rsp_job_t, MSB first: kind 2, qpn 24, psn 24, syn 8, ...).
   function automatic logic plain_ack(input logic [W-1:0] j);

@@ -72,7 +72,7 @@ module fv_rnic_rwqe_cache (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // K and the length of its hints, fixed from reset on; K's generation.
   logic [KeyW-1:0] k;

@@ -159,7 +159,7 @@ module fv_rnic_rx_engine (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
   assign qp_wr_i = 1'b0;
   assign skip_i = 1'b0;
 

@@ -53,7 +53,7 @@ module fv_rnic_rx_parser (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // Byte L of word W of each frame is the one checked; they stay the same.
   // (A whole word made the proof take minutes per step.)

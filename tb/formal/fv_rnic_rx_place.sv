@@ -38,7 +38,7 @@ module fv_rnic_rx_place (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   // The frame slots: byte a of slot s holds a[7:0] ^ {s, 6'h15}.
   function automatic logic [7:0] slot_byte(input logic [1:0] s, input logic [15:0] a);

@@ -53,13 +53,12 @@ module fv_rnic_sq_fetch (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
   // Nothing arrives during reset (the memories are written without one).
   always_comb if (!rst_ni) assume (!db_valid_i && !done_valid_i && !rd_rsp_valid_i);
 
-  // QPs in ERR: chosen in the first step, fixed afterwards.
-  logic [1:0] qerr;
-  always_ff @(posedge clk_i) qerr <= qerr;
+  // QPs in ERR: any choice, fixed for the whole run.
+  (* anyconst *) logic [1:0] qerr;
   // The flat rnic_pkg::qp_cfg_t: state, 170 bits to sq_log_size, 4 (16
   // slots), sq_wqe_shift 6 (64 bytes), the rest (sq_base 0 ...) zero. (Yosys
   // 0.23 loses field writes to a struct variable here: the flat vector.)

@@ -18,7 +18,7 @@ module fv_rnic_tx_arb (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   logic [1:0] wait_q, passed;
   logic [2*W-1:0] txd_q;

@@ -68,7 +68,7 @@ module fv_rnic_tx_builder (
 
   logic ran;
   always_ff @(posedge clk_i) ran <= ran || !rst_ni;
-  always_comb if (ran) assume (rst_ni);
+  always_comb assume (rst_ni == ran);
 
   function automatic logic [7:0] mem_byte(input logic [63:0] a);
     mem_byte = a[7:0] ^ a[15:8] ^ 8'h5a;
