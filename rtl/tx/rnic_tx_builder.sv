@@ -493,7 +493,7 @@ module rnic_tx_builder #(
   // queue with the last header word (byp) unless its last beat went.
   logic e_valid;
   logic [$bits(eq_in)-1:0] e_ent;
-  assign direct = (in_q == InHdr) && (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && !eq_valid;
+  assign direct = (in_q == InHdr) && no_asm && !eq_valid;   // an empty queue has room
   assign e_valid = eq_valid || direct;
   assign e_ent = eq_valid ? eq_out : i_ent;
   logic [SlotW-1:0] e_slot;
