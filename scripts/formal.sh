@@ -79,14 +79,9 @@ fi
 # (-tempinduct-inductonly) shows that depth consecutive steps without a
 # failure are never followed by one, from any state.
 #
-# run <mode> <sat options>: 0 proved, 1 an assertion failed, 2 tool failure.
-run() {
-  local mode=$1
-  shift
-  local log="$out/$mode.log" vcd="$out/$mode.vcd"
-  rm -f "$vcd"
-  timeout "${FV_TIMEOUT:-300}" yosys -l "$log" -p "
-read_verilog -formal -sv $defer ${defines[*]} ${files[*]}
+# The model both engines read (every register and memory zero before the
+# first optimisation, which would otherwise simplify with unset values).
+model="read_verilog -formal -sv $defer ${defines[*]} ${files[*]}
 prep -flatten -top $top
 memory -nomap
 setundef -zero
@@ -94,7 +89,15 @@ memory_map
 setundef -zero -init
 async2sync
 dffunmap
-opt -full
+opt -full"
+
+# run <mode> <sat options>: 0 proved, 1 an assertion failed, 2 tool failure.
+run() {
+  local mode=$1
+  shift
+  local log="$out/$mode.log" vcd="$out/$mode.vcd"
+  rm -f "$vcd"
+  timeout "${FV_TIMEOUT:-300}" yosys -l "$log" -p "$model
 sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports ${shows[*]} $top" \
     >/dev/null 2>&1 || true
   if grep -q "model found for base case: FAIL" "$log" ||
@@ -129,16 +132,7 @@ sat -prove-asserts -set-assumes -maxsteps $depth $* -dump_vcd $vcd -show-ports $
 run_abc() {
   local log="$out/bmc.log" prep="$out/prep.log" vcd="$out/bmc.vcd"
   rm -f "$vcd" "$out/trace.aiw"
-  if ! timeout "${FV_TIMEOUT:-300}" yosys -q -l "$prep" -p "
-read_verilog -formal -sv $defer ${defines[*]} ${files[*]}
-prep -flatten -top $top
-memory -nomap
-setundef -zero
-memory_map
-setundef -zero -init
-async2sync
-dffunmap
-opt -full
+  if ! timeout "${FV_TIMEOUT:-300}" yosys -q -l "$prep" -p "$model
 setattr -unset keep
 delete -output
 techmap
