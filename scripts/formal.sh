@@ -146,7 +146,8 @@ write_aiger -zinit -map $out/model.aim $out/model.aig" >/dev/null 2>&1; then
     echo "$name: bmc: Yosys did not write the model (log: $prep)"
     return 2
   fi
-  # An undriven bit would be a free input in AIGER but not for the SAT flow.
+  # write_aiger makes an undriven bit a free input (and warns): none of the
+  # proofs has one, so one is a modelling mistake.
   if grep -q "undriven" "$prep"; then
     echo "$name: bmc: the model has undriven bits (log: $prep)"
     return 2
