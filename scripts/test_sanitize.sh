@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Build the model, driver, verbs library and tests with ASan and UBSan (the
 # Verilated RTL stays uninstrumented by them, see CMakeLists.txt) and run
-# every test that runs C or C++ code (all but lint, synth and formal).
-# Any sanitizer report fails the run.
+# every test that runs C or C++ code (all but lint, synth and formal, and
+# the fast-forward comparisons whose program is also a test of its own:
+# label ffwd_rerun, tb/ffwd/CMakeLists.txt). Any sanitizer report fails the
+# run.
 #
 # The same run measures RTL coverage: the Verilated models of this build
 # count lines, branches and FSM states (-DRNIC_COVERAGE=ON), and the run
@@ -19,5 +21,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 rm -rf "$dir/coverage"
 mkdir -p "$dir/coverage/data"
 RNIC_COVERAGE_DIR=$PWD/$dir/coverage/data \
-	ctest --test-dir "$dir" -LE 'lint|synth|formal' --output-on-failure -j2
+	ctest --test-dir "$dir" -LE 'lint|synth|formal|ffwd_rerun' --output-on-failure -j2
 bash scripts/coverage.sh --report-only --check "$dir"
