@@ -186,41 +186,46 @@ module rnic_rx_engine #(
   // ---------------------------------------------------------------------------
   // Per-QP state
   // ---------------------------------------------------------------------------
+  // RAMs, none of them reset (a QP context write clears a QP's entries).
+  // (* nomem2reg *) keeps Yosys from expanding them into registers, its rule
+  // for arrays written in a process with an asynchronous reset: with it they
+  // are memories, most with two write ports (the engine's, the context
+  // writes'), as they would be at 1024 QPs.
   // Responder
-  logic [23:0] epsn_q [NQp];
-  logic [23:0] msn_q [NQp];
-  logic [15:0] rq_pi_q [NQp];
-  logic [15:0] rq_ci_q [NQp];
-  logic [15:0] rq_hf_q [NQp];    // next receive WQE to read ahead (rwqe cache)
-  logic [31:0] rmsg_off_q [NQp];
-  logic [31:0] wr_rkey_q [NQp];  // WRITE in progress: its rkey and the VA
-  logic [63:0] wr_va_q [NQp];    // of its next packet (checked per packet)
-  logic [31:0] wr_left_q [NQp];
-  logic [31:0] wr_len_q [NQp];
-  logic [1:0] seq_q [NQp];       // 0 idle, 1 inside a SEND, 2 inside a WRITE
-  logic [15:0] rwqe_q [NQp];     // SRQ WQE of the message in progress
-  logic rwqe_v_q [NQp];
+  (* nomem2reg *) logic [23:0] epsn_q [NQp];
+  (* nomem2reg *) logic [23:0] msn_q [NQp];
+  (* nomem2reg *) logic [15:0] rq_pi_q [NQp];
+  (* nomem2reg *) logic [15:0] rq_ci_q [NQp];
+  (* nomem2reg *) logic [15:0] rq_hf_q [NQp];    // next receive WQE to read ahead (rwqe cache)
+  (* nomem2reg *) logic [31:0] rmsg_off_q [NQp];
+  (* nomem2reg *) logic [31:0] wr_rkey_q [NQp];  // WRITE in progress: its rkey and the VA
+  (* nomem2reg *) logic [63:0] wr_va_q [NQp];    // of its next packet (checked per packet)
+  (* nomem2reg *) logic [31:0] wr_left_q [NQp];
+  (* nomem2reg *) logic [31:0] wr_len_q [NQp];
+  (* nomem2reg *) logic [1:0] seq_q [NQp];       // 0 idle, 1 inside a SEND, 2 inside a WRITE
+  (* nomem2reg *) logic [15:0] rwqe_q [NQp];     // SRQ WQE of the message in progress
+  (* nomem2reg *) logic rwqe_v_q [NQp];
   // SRQs (indexed by SRQ number, one per QP number at most)
-  logic [15:0] srq_pi_q [NQp];
-  logic [15:0] srq_ci_q [NQp];
-  logic srq_armed_q [NQp];
-  logic nak_sent_q [NQp];       // a sequence NAK went out for the current gap
-  logic [3:0] rsp_out_q [NQp];   // READ/atomic responses not yet sent
+  (* nomem2reg *) logic [15:0] srq_pi_q [NQp];
+  (* nomem2reg *) logic [15:0] srq_ci_q [NQp];
+  (* nomem2reg *) logic srq_armed_q [NQp];
+  (* nomem2reg *) logic nak_sent_q [NQp];       // a sequence NAK went out for the current gap
+  (* nomem2reg *) logic [3:0] rsp_out_q [NQp];   // READ/atomic responses not yet sent
   // Atomic results by PSN, four per QP, for duplicate atomics
   localparam int unsigned NAc = 4;
-  logic ac_v_q [NQp * NAc];
-  logic [23:0] ac_psn_q [NQp * NAc];
-  logic [63:0] ac_val_q [NQp * NAc];
-  logic [1:0] ac_ptr_q [NQp];
+  (* nomem2reg *) logic ac_v_q [NQp * NAc];
+  (* nomem2reg *) logic [23:0] ac_psn_q [NQp * NAc];
+  (* nomem2reg *) logic [63:0] ac_val_q [NQp * NAc];
+  (* nomem2reg *) logic [1:0] ac_ptr_q [NQp];
   // Completer
-  logic [rnic_pkg::InflW-1:0] ring_q [NQp * InflDepth];
-  logic [InflDepth-1:0] ring_v_q [NQp];
-  logic [15:0] cdone_q [NQp];
-  logic [23:0] una_q [NQp];      // first PSN not yet acknowledged
-  logic [2:0] rc_used_q [NQp];   // retries since the last progress
-  logic [2:0] rnr_used_q [NQp];
-  logic rw_v_q [NQp];            // a rewind to rw_psn_q is under way
-  logic [23:0] rw_psn_q [NQp];
+  (* nomem2reg *) logic [rnic_pkg::InflW-1:0] ring_q [NQp * InflDepth];
+  (* nomem2reg *) logic [InflDepth-1:0] ring_v_q [NQp];
+  (* nomem2reg *) logic [15:0] cdone_q [NQp];
+  (* nomem2reg *) logic [23:0] una_q [NQp];      // first PSN not yet acknowledged
+  (* nomem2reg *) logic [2:0] rc_used_q [NQp];   // retries since the last progress
+  (* nomem2reg *) logic [2:0] rnr_used_q [NQp];
+  (* nomem2reg *) logic rw_v_q [NQp];            // a rewind to rw_psn_q is under way
+  (* nomem2reg *) logic [23:0] rw_psn_q [NQp];
 
   localparam logic [1:0] SeqIdle = 2'd0;
   localparam logic [1:0] SeqSend = 2'd1;
