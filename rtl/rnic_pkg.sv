@@ -425,6 +425,19 @@ package rnic_pkg;
   } rsp_job_t;
   localparam int unsigned RspJobW = 243;
 
+  // Atomics the engine hands to rnic_atomic_unit, in arrival order.
+  typedef struct packed {
+    logic [23:0] qpn;
+    logic [23:0] psn;
+    logic [23:0] msn;     // the QP's MSN before this request
+    logic [63:0] addr;    // bus address of the 8 bytes (8-byte aligned)
+    logic [63:0] swap;    // CMP_SWAP: the swap value; FETCH_ADD: the addend
+    logic [63:0] cmp;     // CMP_SWAP: the compare value
+    logic        cas;     // CMP_SWAP (else FETCH_ADD)
+    logic        dup;     // a duplicate: answered from the results kept
+  } at_op_t;
+  localparam int unsigned AtOpW = 266;
+
   // Asynchronous events: the values of enum ibv_event_type
   localparam logic [7:0] EvCqErr = 8'd0;
   localparam logic [7:0] EvQpFatal = 8'd1;

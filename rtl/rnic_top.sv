@@ -17,6 +17,8 @@ module rnic_top #(
   // WQEs read ahead of the SENDs and READ responses that scatter into them
   // (rnic_rwqe_cache entries; 0: none, else a power of 2)
   parameter int unsigned RwqeCache = 64,
+  // Atomics the responder executes at once (rnic_atomic_unit; a power of 2)
+  parameter int unsigned AtomicDepth = 16,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic                clk_i,
@@ -211,13 +213,13 @@ module rnic_top #(
 
   // ---------------------------------------------------------------------------
   // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine, 3 CQ doorbell
-  // records, 4 WQEs read ahead (rnic_rwqe_cache)
+  // records, 4 WQEs read ahead (rnic_rwqe_cache), 5 the atomic unit
   // ---------------------------------------------------------------------------
-  logic [4:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
-  logic [5*64-1:0] rdq_addr;
-  logic [5*16-1:0] rdq_len;
+  logic [5:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
+  logic [6*64-1:0] rdq_addr;
+  logic [6*16-1:0] rdq_len;
 
-  rnic_dma_rd_mux #(.DataW(DataW), .N(5)) u_dma_rd_mux (
+  rnic_dma_rd_mux #(.DataW(DataW), .N(6)) u_dma_rd_mux (
     .clk_i, .rst_ni,
     .req_valid_i(rdq_valid), .req_ready_o(rdq_ready), .req_addr_i(rdq_addr),
     .req_len_i(rdq_len), .rsp_valid_o(rdr_valid), .rsp_ready_i(rdr_ready),
@@ -369,17 +371,23 @@ module rnic_top #(
   logic [63:0] pl_poff;
   logic cqe_valid, cqe_ready;
   logic [rnic_pkg::CqeReqW-1:0] cqe;
-  logic job_valid, job_ready;
-  logic [rnic_pkg::RspJobW-1:0] job;
+  // Responder jobs: the engine's through the atomic unit (which merges its
+  // answers) to the response generator
+  logic eng_job_valid, eng_job_ready, job_valid, job_ready;
+  logic [rnic_pkg::RspJobW-1:0] eng_job, job;
+  logic at_valid, at_ready, at_busy, at_err_valid, at_err_ready, at_quiet;
+  logic [rnic_pkg::AtOpW-1:0] at_op;
+  logic [23:0] at_busy_qpn, at_err_qpn;
   logic rsp_done;
   logic [23:0] rsp_done_qpn;
   logic aev_valid, aev_ready, eng_aev_valid, eng_aev_ready;
   logic [31:0] aev, eng_aev;
-  // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic results
-  logic [2:0] wr_valid, wr_ready, wr_last;
-  logic [191:0] wr_addr;
-  logic [47:0] wr_len;
-  logic [3*DataW-1:0] wr_data;
+  // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic ACK values (the
+  // engine's completer), 3 atomic results (the atomic unit)
+  logic [3:0] wr_valid, wr_ready, wr_last;
+  logic [255:0] wr_addr;
+  logic [63:0] wr_len;
+  logic [4*DataW-1:0] wr_data;
 
   // WQEs read ahead: hinted by the engine, looked up by its receives and READ
   // responses.
@@ -453,8 +461,11 @@ module rnic_top #(
     .place_ev_qpn_o(ev_place_qpn_o), .place_ev_psn_o(ev_place_psn_o),
     .place_ev_pos_o(ev_place_pos_o),
     .cqe_valid_o(cqe_valid), .cqe_ready_i(cqe_ready), .cqe_o(cqe),
-    .job_valid_o(job_valid), .job_ready_i(job_ready), .job_o(job),
+    .job_valid_o(eng_job_valid), .job_ready_i(eng_job_ready), .job_o(eng_job),
     .rsp_done_i(rsp_done), .rsp_done_qpn_i(rsp_done_qpn),
+    .at_valid_o(at_valid), .at_ready_i(at_ready), .at_o(at_op),
+    .at_busy_qpn_o(at_busy_qpn), .at_busy_i(at_busy),
+    .at_err_valid_i(at_err_valid), .at_err_ready_o(at_err_ready), .at_err_qpn_i(at_err_qpn),
     .wr_valid_o(wr_valid[2]), .wr_ready_i(wr_ready[2]), .wr_addr_o(wr_addr[128 +: 64]),
     .wr_len_o(wr_len[32 +: 16]), .wr_data_o(wr_data[2*DataW +: DataW]), .wr_last_o(wr_last[2]),
     .rewind_valid_o(rewind_valid), .rewind_ready_i(rewind_ready), .rewind_o(rewind),
@@ -472,6 +483,27 @@ module rnic_top #(
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci),
     .quiet_o(eng_quiet), .idle_o(eng_idle), .due_o(next_due_o), .skip_i, .skip_cycles_i
+  );
+
+  // A QP's RQ reset (creation, RESET) forgets its atomic results.
+  logic at_clr;
+  assign at_clr = qp_wr && qp_wr_flags[rnic_pkg::QpFlagResetRq];
+  rnic_atomic_unit #(.DataW(DataW), .NQp(NQp), .Depth(AtomicDepth)) u_atomic_unit (
+    .clk_i, .rst_ni,
+    .op_valid_i(at_valid), .op_ready_o(at_ready), .op_i(at_op),
+    .busy_qpn_i(at_busy_qpn), .busy_o(at_busy),
+    .rd_req_valid_o(rdq_valid[5]), .rd_req_ready_i(rdq_ready[5]),
+    .rd_req_addr_o(rdq_addr[320 +: 64]), .rd_req_len_o(rdq_len[80 +: 16]),
+    .rd_rsp_valid_i(rdr_valid[5]), .rd_rsp_ready_o(rdr_ready[5]),
+    .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
+    .rd_rsp_err_i(dma_rd_rsp_err_i),
+    .wr_valid_o(wr_valid[3]), .wr_ready_i(wr_ready[3]), .wr_addr_o(wr_addr[192 +: 64]),
+    .wr_len_o(wr_len[48 +: 16]), .wr_data_o(wr_data[3*DataW +: DataW]), .wr_last_o(wr_last[3]),
+    .eng_job_valid_i(eng_job_valid), .eng_job_ready_o(eng_job_ready), .eng_job_i(eng_job),
+    .job_valid_o(job_valid), .job_ready_i(job_ready), .job_o(job),
+    .err_valid_o(at_err_valid), .err_ready_i(at_err_ready), .err_qpn_o(at_err_qpn),
+    .qp_clr_i(at_clr), .qp_clr_idx_i(cmd_idx),
+    .quiet_o(at_quiet)
   );
 
   rnic_rd_resp u_rd_resp (
@@ -516,7 +548,7 @@ module rnic_top #(
   end
   /* verilator coverage_on */
 `endif
-  assign cmd_quiet = eng_idle && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
+  assign cmd_quiet = eng_idle && at_quiet && !cqe_valid && !pl_busy && !pl_start && cqw_idle &&
                      wqe_ready && !txa_valid[0] && !txa_valid[1] && !txd_valid &&
                      txb_intake_idle &&
                      (rd_out_q == 9'd0) && !dma_rd_req_valid_o;
@@ -548,7 +580,7 @@ module rnic_top #(
     .idle_o(cqw_idle), .quiet_o(cqw_quiet)
   );
 
-  rnic_dma_wr_mux #(.DataW(DataW), .N(3)) u_dma_wr_mux (
+  rnic_dma_wr_mux #(.DataW(DataW), .N(4)) u_dma_wr_mux (
     .clk_i, .rst_ni,
     .valid_i(wr_valid), .ready_o(wr_ready), .addr_i(wr_addr), .len_i(wr_len),
     .data_i(wr_data), .last_i(wr_last),
@@ -561,7 +593,7 @@ module rnic_top #(
   // context tables on a command or an engine's update: they are quiet when
   // the blocks around them are.
   assign quiet_o = mmio_quiet && fetch_quiet && req_quiet && txb_quiet && parser_quiet &&
-                   eng_quiet && rr_quiet && cqw_quiet && wrmux_quiet && !pl_busy &&
+                   eng_quiet && at_quiet && rr_quiet && cqw_quiet && wrmux_quiet && !pl_busy &&
                    !sqdb_v && !rqdb_v && (rd_out_q == 9'd0);
 
   // Trace events

@@ -286,11 +286,14 @@ def g_completer(n):
 
 
 def g_atomic(n):
-    p = "node%d.%s.u_rx_engine" % (n, T)
-    return ("node%d atomic read-modify-write (responder: read 8 bytes, write the result)" % n, [
+    p = "node%d.%s.u_atomic_unit" % (n, T)
+    return ("node%d atomic unit (the engine hands the atomic over; read 8 bytes, write the "
+            "result, ATOMIC_ACKNOWLEDGE job)" % n, [
+        (p + ".op_valid_i", F_BIN), (p + ".op_ready_o", F_BIN), (p + ".busy_o", F_BIN),
         (p + ".rd_req_valid_o", F_BIN), (p + ".rd_req_ready_i", F_BIN),
-        (p + ".rd_req_addr_o[63:0]", F_HEX), (p + ".rd_req_len_o[15:0]", F_DEC),
-        (p + ".rd_rsp_valid_i", F_BIN), (p + ".rd_rsp_last_i", F_BIN),
+        (p + ".rd_req_addr_o[63:0]", F_HEX), (p + ".rd_rsp_valid_i", F_BIN),
+        (p + ".wr_valid_o", F_BIN), (p + ".wr_ready_i", F_BIN), (p + ".wr_addr_o[63:0]", F_HEX),
+        (p + ".job_valid_o", F_BIN), (p + ".job_ready_i", F_BIN),
     ])
 
 
@@ -382,7 +385,7 @@ def flow_layouts():
             "ATOMIC_ACKNOWLEDGE with the original value, placement, send CQE",
             send_head(0, "FETCH_ADD request, AtomicETH") + [
                 g_rx(1, "the atomic request arrives"), g_responder(1), g_rkey(1), g_atomic(1),
-                g_dma_rd(1, "the 8 bytes, tag 0x40"), g_place(1, "the result"),
+                g_dma_rd(1, "the 8 bytes, tag 0xa0"), g_place(1, "the result, from the atomic unit"),
                 g_rd_resp(1, "atomic ACK job"), g_tx(1, "ATOMIC_ACKNOWLEDGE frame"),
                 g_rx(0, "the atomic ACK arrives"), g_completer(0),
                 g_place(0, "original value, then send CQE"), g_cqe(0, "send CQE"),

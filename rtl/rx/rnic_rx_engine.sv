@@ -2,10 +2,10 @@
 //
 // Responder (requests from the peer): PSN and opcode-sequence checks, SEND
 // placement into the receive WQE's scatter list, RDMA WRITE placement after an
-// rkey check, RDMA READ jobs for the response generator, atomics (read,
-// modify, write of 8 bytes, with a per-QP cache of results for duplicates),
-// ACK/NAK jobs, receive CQEs. Duplicates are acknowledged again without being
-// placed (READs are executed again, atomics answered from the cache); a
+// rkey check, RDMA READ jobs for the response generator, atomics (checked
+// here, executed by rnic_atomic_unit, which also answers their duplicates
+// from the results it keeps), ACK/NAK jobs, receive CQEs. Duplicates are
+// acknowledged again without being placed (READs are executed again); a
 // packet ahead of the expected PSN gets one PSN-sequence NAK per gap.
 // Completer (responses to our requests): the per-QP ring of in-flight send
 // WQEs (written by the requester in WQE order), retired by ACKs, by READ and
@@ -116,7 +116,18 @@ module rnic_rx_engine #(
   output logic [rnic_pkg::RspJobW-1:0] job_o,
   input  logic        rsp_done_i,
   input  logic [23:0] rsp_done_qpn_i,
-  // Atomic result write
+  // Atomics to rnic_atomic_unit (rnic_pkg::at_op_t); whether the unit holds
+  // one of a QP (its other requests and the engine's jobs for it wait); a
+  // refused atomic read (the QP goes to ERR)
+  output logic        at_valid_o,
+  input  logic        at_ready_i,
+  output logic [rnic_pkg::AtOpW-1:0] at_o,
+  output logic [23:0] at_busy_qpn_o,
+  input  logic        at_busy_i,
+  input  logic        at_err_valid_i,
+  output logic        at_err_ready_o,
+  input  logic [23:0] at_err_qpn_i,
+  // The original value of an atomic ACK, to the requester's buffer
   output logic        wr_valid_o,
   input  logic        wr_ready_i,
   output logic [63:0] wr_addr_o,
@@ -211,12 +222,6 @@ module rnic_rx_engine #(
   (* nomem2reg *) logic srq_armed_q [NQp];
   (* nomem2reg *) logic nak_sent_q [NQp];       // a sequence NAK went out for the current gap
   (* nomem2reg *) logic [3:0] rsp_out_q [NQp];   // READ/atomic responses not yet sent
-  // Atomic results by PSN, four per QP, for duplicate atomics
-  localparam int unsigned NAc = 4;
-  (* nomem2reg *) logic ac_v_q [NQp * NAc];
-  (* nomem2reg *) logic [23:0] ac_psn_q [NQp * NAc];
-  (* nomem2reg *) logic [63:0] ac_val_q [NQp * NAc];
-  (* nomem2reg *) logic [1:0] ac_ptr_q [NQp];
   // Completer
   (* nomem2reg *) logic [rnic_pkg::InflW-1:0] ring_q [NQp * InflDepth];
   (* nomem2reg *) logic [InflDepth-1:0] ring_v_q [NQp];
@@ -236,7 +241,7 @@ module rnic_rx_engine #(
     StReq, StFetchReq, StFetchData, StMap, StPlace, StAfterPlace,
     StRqFlush, StJob, StErrCqe, StDrop,
     StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
-    StTmrUpd, StAtRd, StAtData, StAtWr, StAtDup, StAckWr, StTxFault, StInv, StInvWr,
+    StTmrUpd, StAtOp, StAtDup, StAckWr, StTxFault, StInv, StInvWr,
     StRwcWait
   } state_e;
   state_e st_q, ret_st_q;
@@ -257,8 +262,7 @@ module rnic_rx_engine #(
   logic rw_resume_q;       // a resume, not a rewind
   logic [7:0] fail_status_q;
   logic [7:0] fail_vend_q;     // its vendor_err (rnic_pkg::Vend*)
-  logic [63:0] at_orig_q, at_new_q, at_addr_q;
-  logic at_cmp_ok_q;
+  logic [63:0] at_addr_q;
   logic noack_mode_q;      // retiring UC/UD records up to noack_idx_q
   logic [15:0] noack_idx_q;
   logic ud_pass1_q;        // mapping the GRH area of a UD receive
@@ -400,11 +404,10 @@ module rnic_rx_engine #(
   logic [WqeBits-1:0] wqe_q;
   logic [BeatW-1:0] beat_q;
   logic wqe_err_q;
-  // The same read port fetches the 8 bytes an atomic works on.
-  assign rd_req_valid_o = (st_q == StFetchReq) || ((st_q == StAtRd) && place_idle);
+  assign rd_req_valid_o = (st_q == StFetchReq);
   assign rd_req_addr_o = wqe_addr_q;
   assign rd_req_len_o = wqe_len_q;
-  assign rd_rsp_ready_o = (st_q == StFetchData) || (st_q == StAtData);
+  assign rd_rsp_ready_o = (st_q == StFetchData);
 
   // ---------------------------------------------------------------------------
   // SGE mapping: message bytes [moff, moff+plen) onto the WQE's SGEs
@@ -749,20 +752,6 @@ module rnic_rx_engine #(
   assign retry_left = (rc_used_q[q] != ctx.retry_cnt);
   assign rnr_left = (ctx.rnr_retry == 3'd7) || (rnr_used_q[q] != ctx.rnr_retry);
 
-  // Atomic result cache lookup (duplicates)
-  logic ac_hit;
-  logic [63:0] ac_val;
-  always_comb begin
-    ac_hit = 1'b0;
-    ac_val = '0;
-    for (int i = 0; i < NAc; i++) begin
-      if (ac_v_q[{q, 2'(i)}] && (ac_psn_q[{q, 2'(i)}] == d_q.psn)) begin
-        ac_hit = 1'b1;
-        ac_val = ac_val_q[{q, 2'(i)}];
-      end
-    end
-  end
-
   // Deferred responder actions after the placement
   logic [7:0] err_syn_q;      // NAK to send after a responder error
   logic [7:0] err_status_q;   // receive completion status of that error
@@ -846,21 +835,48 @@ module rnic_rx_engine #(
   assign rewind_o = rw_out;
   assign rewind_resume_o = rw_resume_q;
 
-  // 8-byte writes of one beat: the responder's atomic result, and at the
-  // requester the original value of an atomic ACK (it travels big-endian,
-  // memory wants the host's little-endian order, so it is not copied from
-  // the frame like READ data).
-  assign wr_valid_o = ((st_q == StAtWr) && at_cmp_ok_q) || (st_q == StAckWr);
-  assign wr_addr_o = (st_q == StAckWr) ? seg_addr_q[63:0] : at_addr_q;
+  // The original value of an atomic ACK, one 8-byte beat (it travels
+  // big-endian, memory wants the host's little-endian order, so it is not
+  // copied from the frame like READ data).
+  assign wr_valid_o = (st_q == StAckWr);
+  assign wr_addr_o = seg_addr_q[63:0];
   assign wr_len_o = 16'd8;
-  logic [63:0] wr_val;
-  assign wr_val = (st_q == StAckWr) ? d_q.atomic_swap : at_new_q;
-  assign wr_data_o = DataW'(wr_val);
+  assign wr_data_o = DataW'(d_q.atomic_swap);
   assign wr_last_o = 1'b1;
 
+  // Atomics go to rnic_atomic_unit once every earlier payload is in memory;
+  // the MSN and expected PSN move on as the unit takes one (its answer
+  // carries them). A duplicate goes too: the unit answers it from the
+  // results it keeps, in order behind the QP's atomics still in it.
+  rnic_pkg::at_op_t at_op;
+  always_comb begin
+    at_op.qpn = qpn_q;
+    at_op.psn = d_q.psn;
+    at_op.msn = msn_q[q];
+    at_op.addr = at_addr_q;
+    at_op.swap = d_q.atomic_swap;
+    at_op.cmp = d_q.atomic_cmp;
+    at_op.cas = (op == rnic_pkg::OpCmpSwap);
+    at_op.dup = (st_q == StAtDup);
+  end
+  assign at_o = at_op;
+  assign at_valid_o = ((st_q == StAtOp) && place_idle) || (st_q == StAtDup);
+  // While the unit holds an atomic of a QP, the QP's other requests wait
+  // (a later WRITE must not land before the atomic's write, a later ACK not
+  // leave before its answer), and so do the engine's jobs for it (StJob,
+  // StErrCqe). Responses and atomics pass.
+  logic [7:0] pkt_op;
+  logic pkt_hold;
+  assign pkt_op = pkt_i[rnic_pkg::RxDescW-25 -: 8];
+  assign at_busy_qpn_o = ((st_q == StJob) || (st_q == StErrCqe)) ? qpn_q :
+                         pkt_i[rnic_pkg::RxDescW-1 -: 24];
+  assign pkt_hold = at_busy_i && !rnic_pkg::op_is_response(pkt_op) &&
+                    (pkt_op != rnic_pkg::OpCmpSwap) && (pkt_op != rnic_pkg::OpFetchAdd);
+
   logic rsp_inc;
-  assign rsp_inc = (st_q == StJob) && !job_v_q &&
-                   (njob_q.kind != rnic_pkg::JobAck) && !njob_q.dup;
+  assign rsp_inc = ((st_q == StJob) && !job_v_q && !at_busy_i &&
+                    (njob_q.kind != rnic_pkg::JobAck) && !njob_q.dup) ||
+                   ((st_q == StAtOp) && at_valid_o && at_ready_i);
 
   // Inputs: one event at a time, errors of the command path first.
   // The QP of a finished event stays selected until its progress report left.
@@ -907,13 +923,14 @@ module rnic_rx_engine #(
   logic idle;
   assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end) && !need_done_q && !pend_err_q;
   assign rq_db_ready_o = idle;
-  assign idle_infl = idle && !rq_db_valid_i;
+  assign at_err_ready_o = idle && !rq_db_valid_i;
+  assign idle_infl = idle && !rq_db_valid_i && !at_err_valid_i;
   assign infl_ready_o = !hold_v_q && (idle_infl || hold_ok);
   assign idle_o = idle_infl && !hold_v_q;
   assign tmr_exp_ready = idle_infl && !inf_v;
   assign na_pop = idle_infl && !inf_v && !tmr_exp_v;
   assign flp_pop = idle_infl && !inf_v && !tmr_exp_v && !na_v && flp_valid;
-  assign pkt_ready_o = idle_infl && !inf_v && !tmr_exp_v && !na_v && !flp_valid;
+  assign pkt_ready_o = idle_infl && !inf_v && !tmr_exp_v && !na_v && !flp_valid && !pkt_hold;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       hold_v_q <= 1'b0;
@@ -1027,10 +1044,7 @@ module rnic_rx_engine #(
       rw_resume_q <= 1'b0;
       fail_status_q <= '0;
       fail_vend_q <= '0;
-      at_orig_q <= '0;
-      at_new_q <= '0;
       at_addr_q <= '0;
-      at_cmp_ok_q <= 1'b0;
       tmr_v_q <= 1'b0;
       tmr_op_q <= '0;
       tmr_qpn_q <= '0;
@@ -1163,6 +1177,20 @@ module rnic_rx_engine #(
             qpn_q <= rq_db_data_i[23:0];
             if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
             st_q <= StRqFlush;  // flushes only when the QP is in ERR
+          end else if (at_err_valid_i && (at_err_qpn_i >= 24'(NQp))) begin
+            // not ours to act on
+          end else if (at_err_valid_i) begin
+            // The atomic unit's read was refused (its NAK is sent): the
+            // QP goes to ERR, as after any responder error.
+            qpn_q <= at_err_qpn_i;
+            aev_push_q <= 1'b1;
+            aev_in_q <= {rnic_pkg::EvQpAccessErr, at_err_qpn_i};
+            qp_err_o <= 1'b1;
+            qp_err_qpn_o <= at_err_qpn_i;
+            flushing_q <= 1'b1;
+            ack_mode_q <= 1'b0;
+            ret_st_q <= StRqFlush;
+            st_q <= StRetire;
           end else if (inf_v && (inf_rec.qpn >= 24'(NQp))) begin
             // not ours to keep
           end else if (inf_v) begin
@@ -1197,7 +1225,7 @@ module rnic_rx_engine #(
           end else if (flp_valid) begin
             qpn_q <= flp_qpn;   // the next batch of a yielded flush
             st_q <= StRqFlush;
-          end else if (pkt_valid_i) begin
+          end else if (pkt_valid_i && !pkt_hold) begin
             {slot_q, poff_q, d_q} <= pkt_i;
             placed_q <= 1'b0;
             from_pkt_q <= 1'b1;
@@ -1694,9 +1722,7 @@ module rnic_rx_engine #(
               st_q <= StErrCqe;
             end else if (is_atomic) begin
               at_addr_q <= chk_bus;
-              wqe_addr_q <= chk_bus;
-              wqe_len_q <= 16'd8;
-              st_q <= StAtRd;
+              st_q <= StAtOp;
             end else if (is_read_req) begin
               njob_q <= mk_job(rnic_pkg::JobRead, qpn_q, d_q.psn, rnic_pkg::AethAck,
                               dup_q ? msn_q[q] : msn_q[q] + 24'd1, chk_bus, d_q.reth_len, '0, dup_q);
@@ -1782,42 +1808,17 @@ module rnic_rx_engine #(
             end
           end
         end
-        // Atomic: read the 8 bytes once every earlier payload is in memory,
-        // compute, write the result back, answer with the original value.
-        StAtRd: begin
-          if (place_idle && rd_req_ready_i) st_q <= StAtData;
-        end
-        StAtData: begin
-          if (rd_rsp_valid_i) begin
-            at_orig_q <= rd_rsp_data_i[63:0];
-            if (op == rnic_pkg::OpCmpSwap) begin
-              at_new_q <= d_q.atomic_swap;
-              at_cmp_ok_q <= (rd_rsp_data_i[63:0] == d_q.atomic_cmp);
-            end else begin
-              at_new_q <= rd_rsp_data_i[63:0] + d_q.atomic_swap;
-              at_cmp_ok_q <= 1'b1;
-            end
-            if (rd_rsp_err_i) begin
-              err_syn_q <= rnic_pkg::AethNakRemAcc;
-              st_q <= StErrCqe;
-            end else begin
-              st_q <= StAtWr;
-            end
-          end
-        end
-        StAtWr: begin
-          if (!at_cmp_ok_q || wr_ready_i) begin
-            ac_v_q[{q, ac_ptr_q[q]}] <= 1'b1;
-            ac_psn_q[{q, ac_ptr_q[q]}] <= d_q.psn;
-            ac_val_q[{q, ac_ptr_q[q]}] <= at_orig_q;
-            ac_ptr_q[q] <= ac_ptr_q[q] + 2'd1;
+        // Atomic: to the unit once every earlier payload is in memory
+        // (at_valid_o); a duplicate without waiting.
+        StAtOp: begin
+          if (place_idle && at_ready_i) begin
             msn_q[q] <= msn_q[q] + 24'd1;
             epsn_q[q] <= epsn + 24'd1;
-            njob_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                            msn_q[q] + 24'd1, '0, '0, at_orig_q, 1'b0);
-            ret_st_q <= StDrop;
-            st_q <= StJob;
+            st_q <= StDrop;
           end
+        end
+        StAtDup: begin
+          if (at_ready_i) st_q <= StDrop;
         end
         StAckWr: begin
           if (wr_ready_i) begin
@@ -1826,16 +1827,6 @@ module rnic_rx_engine #(
             release_slot_o <= slot_q;
             placed_q <= 1'b1;
             st_q <= StAfterPlace;
-          end
-        end
-        StAtDup: begin
-          if (ac_hit) begin
-            njob_q <= mk_job(rnic_pkg::JobAtomic, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q],
-                            '0, '0, ac_val, 1'b1);
-            ret_st_q <= StDrop;
-            st_q <= StJob;
-          end else begin
-            st_q <= StDrop;   // too old to answer: the requester's timer decides
           end
         end
         // Placement runs behind the engine: the engine hands the job over
@@ -1943,7 +1934,9 @@ module rnic_rx_engine #(
         // The job does not wait for a receive CQE still queued behind its
         // placement: the CQE leaves on its own (every later CQE waits for it).
         StJob: begin
-          if (!job_v_q) begin
+          if (at_busy_i) begin
+            // the atomic unit's answers for this QP go first
+          end else if (!job_v_q) begin
             job_q <= njob_q;
             job_v_q <= 1'b1;
             st_q <= ret_st_q;
@@ -1955,7 +1948,7 @@ module rnic_rx_engine #(
         // Responder error: receive completion (if a receive is consumed), NAK,
         // QP to ERR, flush.
         StErrCqe: begin
-          if (!need_cqe_q && !job_v_q) begin
+          if (!need_cqe_q && !job_v_q && !at_busy_i) begin
             if (err_cqe_q) begin
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
@@ -2105,8 +2098,6 @@ module rnic_rx_engine #(
           msn_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           nak_sent_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
           rsp_out_q[qp_wr_idx_i[QpW-1:0]] <= '0;
-          ac_ptr_q[qp_wr_idx_i[QpW-1:0]] <= '0;
-          for (int i = 0; i < NAc; i++) ac_v_q[{qp_wr_idx_i[QpW-1:0], 2'(i)}] <= 1'b0;
         end
         if (qp_wr_flags_i[rnic_pkg::QpFlagSetRqPsn]) epsn_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_rq_psn_i;
         if (qp_wr_flags_i[rnic_pkg::QpFlagSetSqPsn]) una_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_sq_psn_i;

@@ -14,7 +14,8 @@
 // read port in the same cycle, as rnic_requester does); no QP context
 // writes after reset (the per-QP tables start zeroed, as after a reset of
 // the SQ); no fast-forward skip. Every other input is free: packets,
-// contexts, DMA responses, timers, doorbells and every ready.
+// contexts, DMA responses, timers, doorbells, the atomic unit's busy flag
+// and failure reports, and every ready.
 module fv_rnic_rx_engine (
   input logic        clk_i,
   input logic        rst_ni,
@@ -46,6 +47,10 @@ module fv_rnic_rx_engine (
   input logic  rsp_done_i,
   input logic [23:0] rsp_done_qpn_i,
   input logic  wr_ready_i,
+  input logic  at_ready_i,
+  input logic  at_busy_i,
+  input logic  at_err_valid_i,
+  input logic [23:0] at_err_qpn_i,
   input logic  rewind_ready_i,
   input logic  noack_valid_i,
   input logic  noack_err_i,
@@ -108,6 +113,10 @@ module fv_rnic_rx_engine (
   logic [15:0] wr_len_o;
   logic [DataW-1:0] wr_data_o;
   logic  wr_last_o;
+  logic  at_valid_o;
+  logic [rnic_pkg::AtOpW-1:0] at_o;
+  logic [23:0] at_busy_qpn_o;
+  logic  at_err_ready_o;
   logic  rewind_valid_o;
   logic [rnic_pkg::RewindW-1:0] rewind_o;
   logic  rewind_resume_o;
@@ -148,7 +157,8 @@ module fv_rnic_rx_engine (
     .place_len_o, .place_poff_o, .place_busy_i, .place_ev_qpn_o, .place_ev_psn_o,
     .place_ev_pos_o, .cqe_valid_o, .cqe_ready_i, .cqe_o, .job_valid_o, .job_ready_i, .job_o,
     .rsp_done_i, .rsp_done_qpn_i, .wr_valid_o, .wr_ready_i, .wr_addr_o, .wr_len_o,
-    .wr_data_o, .wr_last_o, .rewind_valid_o, .rewind_ready_i, .rewind_o, .rewind_resume_o,
+    .wr_data_o, .wr_last_o, .at_valid_o, .at_ready_i, .at_o, .at_busy_qpn_o, .at_busy_i,
+    .at_err_valid_i, .at_err_ready_o, .at_err_qpn_i, .rewind_valid_o, .rewind_ready_i, .rewind_o, .rewind_resume_o,
     .ring_rd_qpn_i, .ring_rd_idx_i, .ring_rd_v_o, .ring_rd_o, .rd_done_o, .rd_done_qpn_o,
     .noack_valid_i, .noack_err_i, .noack_ready_o, .noack_qpn_i, .noack_idx_i, .srq_idx_o,
     .srq_i, .srq_wr_i, .srq_wr_limit_i, .mr_upd_valid_o, .mr_upd_ready_i, .mr_upd_idx_o,
