@@ -40,6 +40,8 @@ PICK = {
     "u_rx_engine.rd_req_valid_o", "u_rx_engine.rd_rsp_valid_i",
     "u_rx_engine.rwc_hint_valid_o", "g_rwqe_cache.u_rwqe_cache.rd_req_valid_o",
     "u_rx_engine.rwc_lk_hit_i",
+    "u_atomic_unit.op_valid_i", "u_atomic_unit.rd_req_valid_o", "u_atomic_unit.wr_valid_o",
+    "u_atomic_unit.job_valid_o",
     "u_rx_engine.chk_key[31:0]", "u_rx_engine.chk_ok", "u_rx_engine.err_syn_q[7:0]",
     "u_rx_engine.place_start_o", "dma_wr_valid_o", "dma_wr_addr_o[63:0]",
     "dma_wr_len_o[15:0]",
