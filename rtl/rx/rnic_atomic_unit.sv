@@ -112,13 +112,17 @@ module rnic_atomic_unit #(
   // younger one): the new entry forwards from it.
   logic m_any;
   logic [IdxW-1:0] m_idx;
+  // (Each block of this unit evaluates only in a cycle that needs it: the
+  // simulation cost of an idle unit stays small.)
   always_comb begin
     m_any = 1'b0;
     m_idx = '0;
-    for (int i = 0; i < Depth; i++) begin
-      if (v_q[i] && !dup_q[i] && !yng_q[i] && (addr_q[i] == in.addr[63:3])) begin
-        m_any = 1'b1;
-        m_idx = IdxW'(i);
+    if (op_valid_i && (v_q != '0)) begin
+      for (int i = 0; i < Depth; i++) begin
+        if (v_q[i] && !dup_q[i] && !yng_q[i] && (addr_q[i] == in.addr[63:3])) begin
+          m_any = 1'b1;
+          m_idx = IdxW'(i);
+        end
       end
     end
   end
@@ -151,10 +155,13 @@ module rnic_atomic_unit #(
   // ---------------------------------------------------------------------------
   rnic_pkg::at_op_t h;
   always_comb begin
-    {h.psn, h.msn, h.swap, h.cmp, h.cas} = arg_q[hi];
-    h.qpn = qpn_q[hi];
-    h.addr = {addr_q[hi], 3'd0};
-    h.dup = dup_q[hi];
+    h = '0;
+    if (v_q[hi]) begin
+      {h.psn, h.msn, h.swap, h.cmp, h.cas} = arg_q[hi];
+      h.qpn = qpn_q[hi];
+      h.addr = {addr_q[hi], 3'd0};
+      h.dup = dup_q[hi];
+    end
   end
   logic h_rdy;
   assign h_rdy = v_q[hi] && (iss_q != head_q) && (dup_q[hi] || fwd_q[hi] || got_q[hi]);
@@ -196,14 +203,15 @@ module rnic_atomic_unit #(
   rnic_pkg::rsp_job_t ujob;
   always_comb begin
     ujob = '0;
-    ujob.kind = herr ? rnic_pkg::JobAck : rnic_pkg::JobAtomic;
-    ujob.qpn = h.qpn;
-    ujob.psn = h.psn;
-    ujob.syn = (herr && !dup_q[hi]) ? rnic_pkg::AethNakRemAcc : rnic_pkg::AethAck;
-    ujob.msn = h_ok ? h.msn + 24'd1 : h.msn;
-    ujob.orig = dup_q[hi] ? ac_val : orig;
-    ujob.dup = dup_q[hi];
-    if (dup_q[hi]) ujob.kind = rnic_pkg::JobAtomic;
+    if (h_rdy) begin
+      ujob.kind = (herr && !dup_q[hi]) ? rnic_pkg::JobAck : rnic_pkg::JobAtomic;
+      ujob.qpn = h.qpn;
+      ujob.psn = h.psn;
+      ujob.syn = (herr && !dup_q[hi]) ? rnic_pkg::AethNakRemAcc : rnic_pkg::AethAck;
+      ujob.msn = h_ok ? h.msn + 24'd1 : h.msn;
+      ujob.orig = dup_q[hi] ? ac_val : orig;
+      ujob.dup = dup_q[hi];
+    end
   end
   assign has_job = !kill_q[hi] && (dup_q[hi] ? ac_hit : 1'b1);
   assign err_rep = !dup_q[hi] && !kill_q[hi] && herr;
@@ -213,9 +221,10 @@ module rnic_atomic_unit #(
   assign wr_len_o = 16'd8;
   assign wr_data_o = DataW'(newv);
   assign wr_last_o = 1'b1;
-  // The answer leaves with or after the write; a failure waits for the
-  // report register.
-  assign h_wdone = !need_wr || wdone_q || wr_hs;
+  // The answer leaves after the write was taken (not in the same cycle: the
+  // job path does not depend on the DMA write port's ready); a failure waits
+  // for the report register.
+  assign h_wdone = !need_wr || wdone_q;
   assign h_jobv = h_rdy && has_job && h_wdone && !(err_rep && err_v_q);
 
   // Job merge: the unit's answer goes first unless the engine's job is of
@@ -235,8 +244,10 @@ module rnic_atomic_unit #(
   // ---------------------------------------------------------------------------
   always_comb begin
     busy_o = err_v_q && (err_qpn_q == busy_qpn_i);
-    for (int i = 0; i < Depth; i++) begin
-      if (v_q[i] && (qpn_q[i] == busy_qpn_i)) busy_o = 1'b1;
+    if (v_q != '0) begin
+      for (int i = 0; i < Depth; i++) begin
+        if (v_q[i] && (qpn_q[i] == busy_qpn_i)) busy_o = 1'b1;
+      end
     end
   end
   assign err_valid_o = err_v_q;
@@ -265,18 +276,9 @@ module rnic_atomic_unit #(
       wdone_q <= 1'b0;
       err_v_q <= 1'b0;
       err_qpn_q <= '0;
-      for (int i = 0; i < Depth; i++) begin
-        arg_q[i] <= '0;
-        qpn_q[i] <= '0;
-        addr_q[i] <= '0;
-        src_q[i] <= '0;
-        rdat_q[i] <= '0;
-        res_q[i] <= '0;
-      end
     end else begin
       if (iss_adv) iss_q <= iss_q + 1'b1;
       if (rd_rsp_valid_i && rf_out_valid) begin
-        rdat_q[rf_idx] <= rd_rsp_data_i[63:0];
         if (rd_rsp_err_i) rerr_q[rf_idx] <= 1'b1;
         if (rd_rsp_last_i) got_q[rf_idx] <= 1'b1;
       end
@@ -284,7 +286,6 @@ module rnic_atomic_unit #(
       if (err_valid_o && err_ready_i) err_v_q <= 1'b0;
       if (h_ret) begin
         v_q[hi] <= 1'b0;
-        res_q[hi] <= need_wr ? newv : orig;
         res_err_q[hi] <= herr;
         wdone_q <= 1'b0;
         head_q <= head_q + 1'b1;
@@ -297,13 +298,9 @@ module rnic_atomic_unit #(
         end
       end
       if (push) begin
-        arg_q[ti] <= {in.psn, in.msn, in.swap, in.cmp, in.cas};
-        qpn_q[ti] <= in.qpn;
-        addr_q[ti] <= in.addr[63:3];
         v_q[ti] <= 1'b1;
         dup_q[ti] <= in.dup;
         fwd_q[ti] <= !in.dup && m_any;
-        src_q[ti] <= m_idx;
         yng_q[ti] <= 1'b0;
         got_q[ti] <= 1'b0;
         rerr_q[ti] <= 1'b0;
@@ -311,6 +308,19 @@ module rnic_atomic_unit #(
         tail_q <= tail_q + 1'b1;
         if (!in.dup && m_any) yng_q[m_idx] <= 1'b1;
       end
+    end
+  end
+
+  // The entries' data: not reset (v_q says which are live), so that they
+  // are plain registers or RAM without a reset network.
+  always_ff @(posedge clk_i) begin
+    if (rd_rsp_valid_i && rf_out_valid) rdat_q[rf_idx] <= rd_rsp_data_i[63:0];
+    if (h_ret) res_q[hi] <= need_wr ? newv : orig;
+    if (push) begin
+      arg_q[ti] <= {in.psn, in.msn, in.swap, in.cmp, in.cas};
+      qpn_q[ti] <= in.qpn;
+      addr_q[ti] <= in.addr[63:3];
+      src_q[ti] <= m_idx;
     end
   end
 
