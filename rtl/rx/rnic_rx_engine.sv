@@ -247,6 +247,7 @@ module rnic_rx_engine #(
   state_e st_q, ret_st_q;
   state_e st_sel;          // the arm the state machine runs (st_q but for merged cycles)
   logic ap_now;            // StPlace doing the StAfterPlace work
+  logic aw_now;            // StAckWr whose write is taken doing it too
   logic rq_now;            // StPkt doing a request's StReq work
   logic rt_now;            // StPkt doing a plain ACK's first StRetire
   logic mp_now;            // StPkt doing an in-order WRITE's, READ's or atomic's StMap
@@ -894,6 +895,9 @@ module rnic_rx_engine #(
   // place_idle): the case below runs the StAfterPlace arm (ap_now), which
   // stays in StAfterPlace only when a completion is still pending.
   assign ap_now = (st_q == StPlace) && place_idle;
+  // So does the StAckWr cycle whose write (the atomic's original value) is
+  // taken: a CQE it makes follows that write on the in-order write path.
+  assign aw_now = (st_q == StAckWr) && wr_ready_i;
   // A request of a QP in a state that takes it (and a transport that
   // matches) is checked in its StPkt cycle: the StReq arm runs (rq_now).
   assign rq_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
@@ -912,7 +916,7 @@ module rnic_rx_engine #(
   assign mp_now = rq_now && !qp_ud && (d_q.psn == epsn) && seq_ok &&
                   ((is_write && !(is_last && has_imm)) ||
                    ((is_read_req || is_atomic) && (rsp_out_q[q] < ctx.max_dest_rd_atomic)));
-  assign st_sel = rqf_end ? StIdle : ap_now ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
+  assign st_sel = rqf_end ? StIdle : (ap_now || aw_now) ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
                   rt_now ? StRetire : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
@@ -1130,6 +1134,13 @@ module rnic_rx_engine #(
       end
       if (ap_now) begin
         place_start_o <= 1'b1;
+        placed_q <= 1'b1;
+        st_q <= StAfterPlace;
+      end
+      if (aw_now) begin
+        // The frame is not placed from: release it here.
+        release_o <= 1'b1;
+        release_slot_o <= slot_q;
         placed_q <= 1'b1;
         st_q <= StAfterPlace;
       end
@@ -1820,14 +1831,9 @@ module rnic_rx_engine #(
         StAtDup: begin
           if (at_ready_i) st_q <= StDrop;
         end
+        // Here only while the write waits: the cycle it is taken runs the
+        // StAfterPlace arm (aw_now).
         StAckWr: begin
-          if (wr_ready_i) begin
-            // The frame is not placed from: release it here.
-            release_o <= 1'b1;
-            release_slot_o <= slot_q;
-            placed_q <= 1'b1;
-            st_q <= StAfterPlace;
-          end
         end
         // Placement runs behind the engine: the engine hands the job over
         // and goes on with the next packet while the payload is written;
