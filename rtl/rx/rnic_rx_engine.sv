@@ -246,6 +246,7 @@ module rnic_rx_engine #(
   } state_e;
   state_e st_q, ret_st_q;
   state_e st_sel;          // the arm the state machine runs (st_q but for merged cycles)
+  state_e st_pre;          // st_sel before a retire loop's end takes the next event
   logic ap_now;            // StPlace doing the StAfterPlace work
   logic aw_now;            // StAckWr whose write is taken doing it too
   logic rq_now;            // StPkt doing a request's StReq work
@@ -379,7 +380,7 @@ module rnic_rx_engine #(
   // implied NAK sends it to StAckPost and StRetry).
   logic tmr_upd, imp_nak, ret_end;
   assign imp_nak = head_resp && rnic_pkg::psn_ge(ack_psn, head.first_psn) && !imp_dup;
-  assign ret_end = (st_sel == StRetire) && !ret_take &&
+  assign ret_end = (st_pre == StRetire) && !ret_take &&
                    (((ret_st == StAckPost) && !imp_nak) || (ret_st == StTmrUpd));
   assign tmr_upd = (st_q == StTmrUpd) || ret_end;
   assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
@@ -886,7 +887,7 @@ module rnic_rx_engine #(
   // An RQ doorbell of a QP that is not in ERR (nothing to flush) ends in
   // its StRqFlush cycle, which takes the next event as StIdle does
   // (rqf_end: the case below runs the StIdle arm).
-  logic rqf_end;
+  logic rqf_end, ret_drop, done_wait;
   assign rqf_end = (st_q == StRqFlush) && !flushing_q && !from_pkt_q &&
                    (ctx.state != rnic_pkg::QpsErr);
   // The StPlace cycle that starts a placement also does the StAfterPlace
@@ -916,7 +917,7 @@ module rnic_rx_engine #(
   assign mp_now = rq_now && !qp_ud && (d_q.psn == epsn) && seq_ok &&
                   ((is_write && !(is_last && has_imm)) ||
                    ((is_read_req || is_atomic) && (rsp_out_q[q] < ctx.max_dest_rd_atomic)));
-  assign st_sel = rqf_end ? StIdle : (ap_now || aw_now) ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
+  assign st_pre = rqf_end ? StIdle : (ap_now || aw_now) ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
                   rt_now ? StRetire : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
@@ -925,7 +926,16 @@ module rnic_rx_engine #(
                       (ctx.state != rnic_pkg::QpsReset) && pf_more;
   assign rq_hf_adv = (rq_db_hint || (rwc_hint2_q && !use_srq && pf_more)) && (pf_idx == rq_hf);
   logic idle;
-  assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end) && !need_done_q && !pend_err_q;
+  // The end of a packet's retire loop (ret_end in StRetire: nothing more
+  // to retire, the timer updated) also ends the event: the case below runs
+  // the StIdle arm (ret_drop), which does StDrop's work.
+  assign ret_drop = ret_end && (st_q == StRetire) && from_pkt_q;
+  assign st_sel = ret_drop ? StIdle : st_pre;
+  // A progress report taken in this cycle holds nothing back: qpn_q moves
+  // on at its end.
+  assign done_wait = need_done_q && !done_ready_i;
+  assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end || ret_drop) && !done_wait &&
+                !pend_err_q;
   assign rq_db_ready_o = idle;
   assign at_err_ready_o = idle && !rq_db_valid_i;
   assign idle_infl = idle && !rq_db_valid_i && !at_err_valid_i;
@@ -1147,7 +1157,7 @@ module rnic_rx_engine #(
       unique case (st_sel)
         // ---------------------------------------------------------------------
         StIdle, StDrop: begin
-          if (st_q == StDrop) begin
+          if ((st_q == StDrop) || ret_drop) begin
             release_o <= !placed_q;  // a placed frame's slot is released by placement
             release_slot_o <= slot_q;
           end
@@ -1170,7 +1180,7 @@ module rnic_rx_engine #(
           rw_resume_q <= 1'b0;
           noack_mode_q <= 1'b0;
           ud_pass1_q <= 1'b0;
-          if (need_done_q) begin
+          if (done_wait) begin
             // wait: done_ci_o still describes qpn_q
           end else if (pend_err_q && !(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr))) begin
             pend_err_q <= 1'b0;
