@@ -7,11 +7,11 @@
 
 For each variant (the CMake parameters of scripts/sweep.py --build:
 RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH, RNIC_TX_SLOTS,
-RNIC_TX_SMALL, RNIC_RWQE_CACHE; defaults 256, 1024, 8, 3, 8 and 64) and each
+RNIC_TX_SMALL, RNIC_RWQE_CACHE, RNIC_ATOMIC_DEPTH; defaults 256, 1024, 8, 3, 8, 64 and 16) and each
 module of rtl/ (one module per file), Yosys synthesizes the module as the
 top with the parameters rnic_top gives it (DataW, NQp, NCq, NMr, InflDepth,
-TxSlots, TxSmall, RwqeCache, or their names in rnic_tx_builder and
-rnic_rwqe_cache, where the module has them; the others keep their defaults), flattens it with the
+TxSlots, TxSmall, RwqeCache, AtomicDepth, or their names in rnic_tx_builder,
+rnic_rwqe_cache and rnic_atomic_unit, where the module has them; the others keep their defaults), flattens it with the
 blocks below it, and reports the numbers below. --tables N (default 8, as
 scripts/synth_check.sh) synthesizes with N QP, CQ and MR contexts instead
 of the variant's: with 1024 the per-QP and per-CQ flag arrays that are
@@ -45,13 +45,15 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULTS = {"RNIC_DATA_W": "256", "RNIC_NQP": "1024", "RNIC_NCQ": "1024", "RNIC_NMR": "1024",
             "RNIC_INFL_DEPTH": "8", "RNIC_TX_SLOTS": "3", "RNIC_TX_SMALL": "8",
-            "RNIC_RWQE_CACHE": "64"}
+            "RNIC_RWQE_CACHE": "64", "RNIC_ATOMIC_DEPTH": "16"}
 PARAM_OF = {"DataW": "RNIC_DATA_W", "NQp": "RNIC_NQP", "NCq": "RNIC_NCQ", "NMr": "RNIC_NMR",
             "InflDepth": "RNIC_INFL_DEPTH", "TxSlots": "RNIC_TX_SLOTS",
-            "TxSmall": "RNIC_TX_SMALL", "RwqeCache": "RNIC_RWQE_CACHE"}
+            "TxSmall": "RNIC_TX_SMALL", "RwqeCache": "RNIC_RWQE_CACHE",
+            "AtomicDepth": "RNIC_ATOMIC_DEPTH"}
 # Parameters a block names differently from rnic_top.
 PARAM_OF_BLOCK = {"rnic_tx_builder": {"NSlots": "RNIC_TX_SLOTS", "NSmall": "RNIC_TX_SMALL"},
-                  "rnic_rwqe_cache": {"Entries": "RNIC_RWQE_CACHE"}}
+                  "rnic_rwqe_cache": {"Entries": "RNIC_RWQE_CACHE"},
+                  "rnic_atomic_unit": {"Depth": "RNIC_ATOMIC_DEPTH"}}
 
 
 def sources():

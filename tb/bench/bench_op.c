@@ -7,7 +7,7 @@
  *   rnic_bench_op [--op write|read|send|fadd|cswap] [--size B] [--msgs N]
  *                 [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]
  *                 [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]
- *                 [--cq-period US] [--event-timeout US]] [--kv]
+ *                 [--cq-period US] [--event-timeout US]] [--counters K] [--kv]
  *
  * Q RC QPs on each node share one send CQ (and, for SEND, one receive CQ);
  * rnic0 posts N signaled WRs round-robin over its QPs with up to W
@@ -15,7 +15,9 @@
  * checks every completion (--chain K: up to K WRs per ibv_post_send call,
  * one chain) and, at the end, the bytes (WRITE, SEND, READ)
  * or the counter (FETCH_AND_ADD adds 1 per WR; CMP_AND_SWP compares with 0
- * and swaps 0, so every WR returns 0). It reports, from the simulated cycle
+ * and swaps 0, so every WR returns 0; --counters K: the atomics go round-robin
+ * over K 8-byte counters, WR i to counter i mod K, and the sum of the counters
+ * is checked). It reports, from the simulated cycle
  * counter:
  *
  *   - unloaded post -> CQE latency: R WRs one at a time, round-robin over
@@ -75,6 +77,7 @@ struct opts {
 	int cq_period;
 	int event_timeout_us;
 	int chain;
+	int counters;	/* atomics: 8-byte words they go round-robin over */
 };
 
 struct bench {
@@ -108,7 +111,7 @@ static void usage(void)
 		"usage: rnic_bench_op [--op write|read|send|fadd|cswap] [--size B] [--msgs N]\n"
 		"                     [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]\n"
 		"                     [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]\n"
-		"                     [--cq-period US] [--event-timeout US]] [--kv]\n");
+		"                     [--cq-period US] [--event-timeout US]] [--counters K] [--kv]\n");
 	exit(2);
 }
 
@@ -143,6 +146,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->lat_reps = 16;
 	o->event_timeout_us = 100;
 	o->chain = 1;
+	o->counters = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -183,6 +187,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->event_timeout_us = (int)arg_num(argc, argv, &i, 1, 1000000);
 		} else if (!strcmp(a, "--chain")) {
 			o->chain = (int)arg_num(argc, argv, &i, 1, MAX_CHAIN);
+		} else if (!strcmp(a, "--counters")) {
+			o->counters = (int)arg_num(argc, argv, &i, 1, 4096);
 		} else if (!strcmp(a, "--kv")) {
 			o->kv = 1;
 		} else {
@@ -191,6 +197,8 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->op == OP_FADD || o->op == OP_CSWAP)
 		o->size = 8;
+	else
+		o->counters = 1;
 	if (o->events && o->poll_batch < o->qps * o->window) {
 		fprintf(stderr, "rnic_bench_op: --events needs --poll-batch >= --qps x --window\n");
 		exit(2);
@@ -262,6 +270,9 @@ static void post_chain(struct bench *b, int q, uint64_t id0, int n)
 	for (i = 0; i < n; i++) {
 		post_fill(b, &wrs[i], &sg);
 		wrs[i].wr_id = id0 + (uint64_t)i;
+		if (b->o.counters > 1)	/* the low half of a wr_id numbers the WR */
+			wrs[i].wr.atomic.remote_addr +=
+				8 * ((uint32_t)wrs[i].wr_id % (uint32_t)b->o.counters);
 		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
 	}
 	rc = ibv_post_send(b->qp[0][q], wrs, &bad);
@@ -532,9 +543,9 @@ static void setup(struct bench *b)
 				  0x200, 0x100, &at);
 	}
 	t_buf_alloc_access(&b->src, b->pd[0], o->size, access);
-	t_buf_alloc_access(&b->dst, b->pd[1], o->size, access);
+	t_buf_alloc_access(&b->dst, b->pd[1], o->size * (uint32_t)o->counters, access);
 	t_fill(b->src.p, o->size, 0x5eed + o->size);
-	memset(b->dst.p, 0, o->size);
+	memset(b->dst.p, 0, o->size * (uint32_t)o->counters);
 	if (o->op == OP_READ)
 		memcpy(b->dst.p, b->src.p, o->size), memset(b->src.p, 0, o->size);
 	if (o->op == OP_SEND)
@@ -558,18 +569,16 @@ static void check_data(struct bench *b)
 	case OP_READ:
 		CHECK_MEM(b->src.p, b->dst.p, b->o.size);
 		break;
-	case OP_FADD: {
-		uint64_t v;
-
-		memcpy(&v, b->dst.p, 8);
-		CHECK_EQ(v, b->atomics);
-		break;
-	}
+	case OP_FADD:
 	case OP_CSWAP: {
-		uint64_t v;
+		uint64_t v, sum = 0;
+		int k;
 
-		memcpy(&v, b->dst.p, 8);
-		CHECK_EQ(v, 0);
+		for (k = 0; k < b->o.counters; k++) {
+			memcpy(&v, (const char *)b->dst.p + 8 * k, 8);
+			sum += v;
+		}
+		CHECK_EQ(sum, b->o.op == OP_FADD ? b->atomics : 0);
 		break;
 	}
 	}
@@ -620,13 +629,13 @@ int main(int argc, char **argv)
 		       "load_lat_p50=%" PRIu64 " load_lat_p90=%" PRIu64 " load_lat_p99=%" PRIu64
 		       " load_lat_max=%" PRIu64 " events=%" PRIu64 " events_per_msg=%.4f"
 		       " event_timeouts=%" PRIu64
-		       " cq_count=%d cq_period=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
+		       " cq_count=%d cq_period=%d counters=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
 		       op_names[o->op], o->size, o->msgs, o->qps, o->window, o->mtu,
 		       o->poll_batch, o->inl, o->chain, rnic_verbs_data_bits(), r.ul_min, r.ul_p50,
 		       r.ul_p99, r.ul_max, r.total, r.cpm_steady, r.rate_mpps,
 		       r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99, r.ll_max,
 		       b.events, (double)b.events / o->msgs, b.timeouts, o->cq_count, o->cq_period,
-		       rnic_verbs_sim_cycle(), r.sim_cps);
+		       o->counters, rnic_verbs_sim_cycle(), r.sim_cps);
 	} else {
 		printf("## %s %u B rnic0 -> rnic1: %d QPs, window %d, path MTU %d, poll batch %d%s, datapath %u bits\n\n",
 		       op_names[o->op], o->size, o->qps, o->window, o->mtu, o->poll_batch,
