@@ -936,7 +936,17 @@ module rnic_rx_engine #(
   assign done_wait = need_done_q && !done_ready_i;
   assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end || ret_drop) && !done_wait &&
                 !pend_err_q;
-  assign rq_db_ready_o = idle;
+  // A request's after-place work that ends the event (no ACK job left for
+  // StJob, no invalidation) takes a waiting RQ doorbell in the same cycle
+  // (ap_db; doorbells come first in StIdle too): it touches neither the
+  // frame slot nor the placement job, which starts in the next cycle.
+  logic ap_db;
+  assign ap_db = (st_sel == StAfterPlace) && !need_cqe_q && !rnic_pkg::op_is_response(op) &&
+                 !rnic_pkg::op_has_ieth(op) && (!d_q.ack_req || noack || !job_v_q) &&
+                 !done_wait && !pend_err_q && rq_db_valid_i;
+  assign rq_db_ready_o = idle || ap_db;
+  logic db_take;
+  assign db_take = rq_db_valid_i && rq_db_ready_o;
   assign at_err_ready_o = idle && !rq_db_valid_i;
   assign idle_infl = idle && !rq_db_valid_i && !at_err_valid_i;
   assign infl_ready_o = !hold_v_q && (idle_infl || hold_ok);
@@ -1189,15 +1199,10 @@ module rnic_rx_engine #(
             ack_mode_q <= 1'b0;
             ret_st_q <= StRqFlush;
             st_q <= StRetire;
-          end else if (rq_db_valid_i && rq_db_data_i[63]) begin
-            // Doorbells first: they are posted MMIO writes, and one not
-            // taken stalls every later MMIO access of the node. This one
-            // is an SRQ's.
-            if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
           end else if (rq_db_valid_i) begin
-            qpn_q <= rq_db_data_i[23:0];
-            if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
-            st_q <= StRqFlush;  // flushes only when the QP is in ERR
+            // Doorbells first: they are posted MMIO writes, and one not
+            // taken stalls every later MMIO access of the node. Taken
+            // below the case (db_take).
           end else if (at_err_valid_i && (at_err_qpn_i >= 24'(NQp))) begin
             // not ours to act on
           end else if (at_err_valid_i) begin
@@ -2049,6 +2054,28 @@ module rnic_rx_engine #(
         end
         default: st_q <= StIdle;
       endcase
+      // An RQ or SRQ doorbell taken, by StIdle or with the after-place work
+      // (ap_db: the event ends here as in StIdle, which would take this
+      // doorbell first in the next cycle). An RQ's goes on to StRqFlush,
+      // which flushes only when the QP is in ERR.
+      if (db_take) begin
+        if (ap_db) begin
+          from_pkt_q <= 1'b0;
+          dup_q <= 1'b0;
+          progress_q <= 1'b0;
+          rw_resume_q <= 1'b0;
+          noack_mode_q <= 1'b0;
+          ud_pass1_q <= 1'b0;
+          st_q <= StIdle;
+        end
+        if (rq_db_data_i[63]) begin
+          if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
+        end else begin
+          qpn_q <= rq_db_data_i[23:0];
+          if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
+          st_q <= StRqFlush;
+        end
+      end
 
       // A WQE from the cache (rwc_use) skips the read: the mapping starts as
       // at the end of StFetchData. (In StReq these registers are free on
