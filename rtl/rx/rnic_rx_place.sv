@@ -9,6 +9,8 @@ module rnic_rx_place #(
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,          // one-cycle pulse, busy_o rises next cycle
+  // busy_o falls after the cycle whose write the DMA path takes as the job's
+  // last (or, for a job with nothing left to write, the cycle that finds so)
   input  logic [SlotW-1:0] slot_i,
   input  logic [15:0] base_i,           // frame byte offset of payload byte 0
   input  logic [2:0]  nseg_i,
@@ -16,7 +18,7 @@ module rnic_rx_place #(
   input  logic [127:0] seg_len_i,       // bytes, [32i+31:32i]
   input  logic [63:0] seg_poff_i,       // payload offset, [16i+15:16i]
   output logic        busy_o,
-  // The frame slot is no longer needed (one-cycle pulse when a job ends)
+  // The frame slot is no longer needed (one-cycle pulse in the job's last cycle)
   output logic        release_o,
   output logic [SlotW-1:0] release_slot_o,
   // Frame slot read port
@@ -44,11 +46,12 @@ module rnic_rx_place #(
 
   logic [31:0] cur_len;
   logic [15:0] src;
+  logic fin;               // the job's last cycle
   assign cur_len = len_q[seg_q[1:0]*32 +: 32];
   assign src = base_q + poff_q[seg_q[1:0]*16 +: 16] + done_q;
 
   assign busy_o = busy_q;
-  assign release_o = busy_q && (seg_q >= nseg_q);
+  assign release_o = fin;
   assign release_slot_o = slot_q;
   assign rd_slot_o = slot_q;
   assign rd_word_o = src >> LaneW;
@@ -60,6 +63,11 @@ module rnic_rx_place #(
   logic active;
   assign active = busy_q && (seg_q < nseg_q) && (cur_len != 32'd0);
   assign wr_valid_o = active;
+  // The job ends in the cycle its last segment's last write is taken: the
+  // slot's bytes are in that write, so the slot is free, and what waits for
+  // placement to drain sees it idle in the next cycle.
+  assign fin = busy_q && ((seg_q >= nseg_q) ||
+                          (active && wr_ready_i && wr_last_o && ((seg_q + 3'd1) >= nseg_q)));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -83,7 +91,7 @@ module rnic_rx_place #(
       poff_q <= seg_poff_i;
       done_q <= '0;
     end else if (busy_q) begin
-      if (seg_q >= nseg_q) begin
+      if (fin) begin
         busy_q <= 1'b0;
       end else if (cur_len == 32'd0) begin
         seg_q <= seg_q + 3'd1;

@@ -7,7 +7,8 @@
 // is captured with random back-pressure and checked: one write per non-empty
 // segment in segment order, addr/len on the first beat, ceil(len/Bytes) beats,
 // wr_last_o on the last one only, the bytes of the slot at base+poff; busy_o
-// rises the cycle after start_i and falls once every write is done.
+// rises the cycle after start_i and falls once every write is done, the cycle
+// after the slot's one release (in or after the cycle of the last write).
 #include "Vrnic_rx_place.h"
 #include "blk_common.h"
 
@@ -66,6 +67,8 @@ int main(int argc, char **argv) {
   unsigned beat = 0;
   uint64_t start_cycle = 0;
   bool started_last = false;
+  bool released = false;       // the job's slot released
+  bool released_last = false;  // ... in the previous cycle
   double p_wr = 0.8;
 
   auto advance_empty = [&]() {
@@ -144,6 +147,7 @@ int main(int argc, char **argv) {
     if (!active) BLK_CHECK(!top.wr_valid_o, "wr_valid_o while no job is running");
     const bool wr_take = top.wr_valid_o && top.wr_ready_i;
     bool job_done = false;
+    bool must_release = false;  // the last write of the job's last segment
     if (wr_take && active) {
       advance_empty();
       if (seg >= job.segs.size()) {
@@ -177,6 +181,7 @@ int main(int argc, char **argv) {
         beat++;
         bytes += n;
         if (exp_last) {
+          must_release = seg + 1 >= job.segs.size();
           writes++;
           seg++;
           seg_done = 0;
@@ -187,10 +192,28 @@ int main(int argc, char **argv) {
     } else if (wr_take) {
       fail("DMA write with no job");
     }
+    // The slot is released once, in the cycle the job's last write is taken
+    // (this cycle's write counted above) or later, and busy_o falls after it.
+    const bool rel_now = top.release_o;
+    if (must_release)
+      BLK_CHECK(rel_now, "job %u: slot not released in the cycle of its last write", jobs);
+    if (rel_now) {
+      advance_empty();
+      BLK_CHECK(active && !released, "job %u: release_o twice or with no job",
+                jobs);
+      BLK_CHECK(seg >= job.segs.size(), "job %u: slot released with segment %zu of %zu not written",
+                jobs, seg, job.segs.size());
+      BLK_CHECK(top.release_slot_o == job.slot, "job %u: released slot %u, expected %u", jobs,
+                top.release_slot_o, job.slot);
+      released = true;
+    }
+    if (released_last) BLK_CHECK(!top.busy_o, "job %u: busy_o high after the release", jobs);
     if (active && !top.busy_o && !started_last) {
       advance_empty();
       BLK_CHECK(seg >= job.segs.size(), "job %u: busy_o fell with segment %zu of %zu not written",
                 jobs, seg, job.segs.size());
+      BLK_CHECK(released && released_last, "job %u: busy_o fell without the release the cycle before",
+                jobs);
       job_done = true;
     }
     if (active && g_cycle - start_cycle > 20000) {
@@ -206,7 +229,9 @@ int main(int argc, char **argv) {
       jobs++;
     }
     started_last = start;
+    released_last = rel_now;
     if (start) {
+      released = false;
       active = true;
       seg = 0;
       seg_done = 0;

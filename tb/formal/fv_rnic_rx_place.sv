@@ -5,8 +5,8 @@
 // exactly its final beat; every beat carries the frame bytes from
 // base + payload offset + 4 * beat (the slot's contents are a fixed function
 // of slot and byte offset, read through the block's read port); the slot is
-// released once per job, after its last segment, and busy ends the cycle
-// after. The engine starts a job only when the block is idle and gives at
+// released once per job, in the cycle the last beat of its last segment with
+// bytes is taken or later, never before, and busy ends the cycle after. The engine starts a job only when the block is idle and gives at
 // most four segments of at most 12 bytes (assumed).
 module fv_rnic_rx_place (
   input logic        clk_i,
@@ -148,7 +148,8 @@ module fv_rnic_rx_place (
       end
       if (release_o) begin
         assert (!released_q);
-        assert (seg == nseg_q);
+        assert ((seg == nseg_q) ||
+                (take && wr_last_o && (next_seg(seg + 3'd1, nseg_q, len_q) == nseg_q)));
         assert (release_slot_o == slot_q);
       end
       if (rel_q) assert (!busy_o);
