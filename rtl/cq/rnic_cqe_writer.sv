@@ -401,8 +401,11 @@ module rnic_cqe_writer #(
   assign ev_idx_o = c.wqe_idx;
 
   logic unused;
-  assign unused = ^{qcount, arm_data_i[63:51], img_sh[511:DataW],
-                    rd_rsp_data_i[DataW-1:32]};
+  if (DataW < 512) begin : g_unused_narrow
+    assign unused = ^{qcount, arm_data_i[63:51], img_sh[511:DataW], rd_rsp_data_i[DataW-1:32]};
+  end else begin : g_unused
+    assign unused = ^{qcount, arm_data_i[63:51], rd_rsp_data_i[DataW-1:32]};
+  end
 
 `ifdef RNIC_COVER
   // Coverage builds: each state and each change of state is a cover point.

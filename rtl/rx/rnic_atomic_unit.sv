@@ -341,7 +341,11 @@ module rnic_atomic_unit #(
   end
 
   logic unused;
-  assign unused = ^{rd_rsp_data_i[DataW-1:64], rf_count, h.addr, h.dup, in.addr[2:0]};
+  if (DataW > 64) begin : g_unused_wide
+    assign unused = ^{rd_rsp_data_i[DataW-1:64], rf_count, h.addr, h.dup, in.addr[2:0]};
+  end else begin : g_unused
+    assign unused = ^{rf_count, h.addr, h.dup, in.addr[2:0]};
+  end
 
 `ifdef RNIC_ASSERT
   /* verilator coverage_off */
