@@ -1164,6 +1164,16 @@ module rnic_rx_engine #(
         placed_q <= 1'b1;
         st_q <= StAfterPlace;
       end
+      // An event ends (the StIdle/StDrop arm runs, or ap_db): its flags go
+      // back before the arm sets the next event's.
+      if ((st_sel == StIdle) || (st_sel == StDrop) || ap_db) begin
+        from_pkt_q <= 1'b0;
+        dup_q <= 1'b0;
+        progress_q <= 1'b0;
+        rw_resume_q <= 1'b0;
+        noack_mode_q <= 1'b0;
+        ud_pass1_q <= 1'b0;
+      end
       unique case (st_sel)
         // ---------------------------------------------------------------------
         StIdle, StDrop: begin
@@ -1184,12 +1194,6 @@ module rnic_rx_engine #(
             tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
           end
           st_q <= StIdle;
-          from_pkt_q <= 1'b0;
-          dup_q <= 1'b0;
-          progress_q <= 1'b0;
-          rw_resume_q <= 1'b0;
-          noack_mode_q <= 1'b0;
-          ud_pass1_q <= 1'b0;
           if (done_wait) begin
             // wait: done_ci_o still describes qpn_q
           end else if (pend_err_q && !(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr))) begin
@@ -2059,15 +2063,7 @@ module rnic_rx_engine #(
       // doorbell first in the next cycle). An RQ's goes on to StRqFlush,
       // which flushes only when the QP is in ERR.
       if (db_take) begin
-        if (ap_db) begin
-          from_pkt_q <= 1'b0;
-          dup_q <= 1'b0;
-          progress_q <= 1'b0;
-          rw_resume_q <= 1'b0;
-          noack_mode_q <= 1'b0;
-          ud_pass1_q <= 1'b0;
-          st_q <= StIdle;
-        end
+        if (ap_db) st_q <= StIdle;
         if (rq_db_data_i[63]) begin
           if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
         end else begin
