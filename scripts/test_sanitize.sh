@@ -4,7 +4,9 @@
 # every test that runs C or C++ code (all but lint, synth and formal, and
 # the fast-forward comparisons whose program is also a test of its own:
 # label ffwd_rerun, tb/ffwd/CMakeLists.txt). Any sanitizer report fails the
-# run.
+# run. The tests labelled san_repeat (the fuzzers, the remaining fast-forward
+# comparisons) run only here in the README's test command, not in the plain
+# build's CTest run before it.
 #
 # The same run measures RTL coverage: the Verilated models of this build
 # count lines, branches and FSM states (-DRNIC_COVERAGE=ON), and the run
