@@ -366,6 +366,11 @@ module rnic_rx_engine #(
   assign place_idle = !place_busy_i && !place_start_o;
   assign cqe_valid_o = need_cqe_q && place_idle;
   assign cqe_o = cqe_q;
+  // The CQE register takes the next completion in the cycle its CQE is
+  // taken (a one-entry pipeline stage): the after-place work and the
+  // retire loop do not wait a cycle for it to empty.
+  logic cqe_free;
+  assign cqe_free = !need_cqe_q || (cqe_ready_i && place_idle);
   assign done_valid_o = need_done_q;
   assign done_qpn_o = qpn_q;
   assign done_ci_o = cdone_q[q];
@@ -733,10 +738,10 @@ module rnic_rx_engine #(
   // A READ's last response (or an atomic ACK) retires its record in the
   // StAfterPlace work that completes it (rd_last, also from StPlace).
   logic rd_last;
-  assign rd_last = (st_sel == StAfterPlace) && !need_cqe_q && rnic_pkg::op_is_response(op) &&
+  assign rd_last = (st_sel == StAfterPlace) && cqe_free && rnic_pkg::op_is_response(op) &&
                    (d_q.psn == head.last_psn);
   assign ret_out = !need_done_q &&
-                   ((st_q == StRetireOut) || ((st_sel == StRetire) && !need_cqe_q && ret_take) ||
+                   ((st_q == StRetireOut) || ((st_sel == StRetire) && cqe_free && ret_take) ||
                     rd_last);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
@@ -941,7 +946,7 @@ module rnic_rx_engine #(
   // (ap_db; doorbells come first in StIdle too): it touches neither the
   // frame slot nor the placement job, which starts in the next cycle.
   logic ap_db;
-  assign ap_db = (st_sel == StAfterPlace) && !need_cqe_q && !rnic_pkg::op_is_response(op) &&
+  assign ap_db = (st_sel == StAfterPlace) && cqe_free && !rnic_pkg::op_is_response(op) &&
                  !rnic_pkg::op_has_ieth(op) && (!d_q.ack_req || noack || !job_v_q) &&
                  !done_wait && !pend_err_q && rq_db_valid_i;
   assign rq_db_ready_o = idle || ap_db;
@@ -1317,7 +1322,7 @@ module rnic_rx_engine #(
           // cqe_q is one register: a completion still waiting to be written
           // (for placement to drain) holds the next one back; a head that
           // does not complete now ends the loop without waiting for it.
-          if (!need_cqe_q || !ret_take) begin
+          if (cqe_free || !ret_take) begin
             st_q <= ret_st;
             if (ret_take) begin
               // In SQE every WQE after the failed one is flushed, also one
@@ -1363,7 +1368,7 @@ module rnic_rx_engine #(
                 st_q <= StRetireOut;
               end
             end
-            if (!need_cqe_q) begin
+            if (cqe_free) begin
               cqe_q.cqn <= ctx.scqn;
               cqe_q.qpn <= qpn_q;
               cqe_q.wqe_idx <= head.wqe_idx;
@@ -1863,7 +1868,7 @@ module rnic_rx_engine #(
         StPlace: begin
         end
         StAfterPlace: begin
-          if (need_cqe_q) begin
+          if (!cqe_free) begin
             // the previous completion is not written yet (one cqe_q)
           end else if (rnic_pkg::op_is_response(op)) begin
             // READ response data or the atomic's original value placed.
