@@ -251,6 +251,8 @@ module rnic_rx_engine #(
   logic aw_now;            // StAckWr whose write is taken doing it too
   logic rq_now;            // StPkt doing a request's StReq work
   logic rt_now;            // StPkt doing a plain ACK's first StRetire
+  logic rh_now;            // StPkt doing a head READ response's StRdRespHead
+  logic rh_sel;            // the StRdRespHead arm runs (its state or rh_now)
   logic mp_now;            // StPkt doing an in-order WRITE's, READ's or atomic's StMap
 
   // Current packet
@@ -586,8 +588,8 @@ module rnic_rx_engine #(
   logic rwc_sq_q;
   logic [rnic_pkg::RwqeKeyW-1:0] sq_key;
   assign sq_key = {rnic_pkg::RwqeSq, qpn_q, head.wqe_idx};
-  assign rwc_lk_valid_o = (st_sel == StReq) || (st_q == StRdRespHead) || (st_q == StRwcWait);
-  assign rwc_lk_key_o = ((st_q == StRdRespHead) || ((st_q == StRwcWait) && rwc_sq_q)) ? sq_key :
+  assign rwc_lk_valid_o = (st_sel == StReq) || rh_sel || (st_q == StRwcWait);
+  assign rwc_lk_key_o = (rh_sel || ((st_q == StRwcWait) && rwc_sq_q)) ? sq_key :
                         {rx_num, rx_next};
   // A receive hints the WQE after its own, and in the next cycle
   // (rwc_hint2_q) the one after that: a burst of SENDs to one QP finds them
@@ -652,14 +654,14 @@ module rnic_rx_engine #(
   logic rr_fetch, sq_hit, rwc_use;
   assign rr_fetch = head_resp && psn_in_head && ((op == rnic_pkg::OpAtomicAck) == head_atomic) &&
                     (d_q.psn == una_q[q]);
-  assign rwc_first = (st_q == StRdRespHead) ? (head_atomic ? 3'd3 : 3'd2) :
+  assign rwc_first = rh_sel ? (head_atomic ? 3'd3 : 3'd2) :
                      ((st_q == StRwcWait) && rwc_sq_q) ? sge_first_q : 3'd1;
   assign rwc_cnt = (rwc_first == 3'd1) ? rwc_lk_data_i[7:0] :
                    (rwc_lk_data_i[39:32] - {5'd0, rwc_first});
   assign sq_hit = rwc_lk_hit_i && ((rwc_cnt > 8'd4) ||
                   ({5'd0, rwc_first} + rwc_cnt <= 8'(rnic_pkg::RwqeBytes / 16)));
   assign rwc_use = ((st_sel == StReq) && rwc_lk_hit_i) ||
-                   ((st_q == StRdRespHead) && rr_fetch && sq_hit) ||
+                   (rh_sel && rr_fetch && sq_hit) ||
                    ((st_q == StRwcWait) && (rwc_sq_q ? sq_hit : rwc_lk_hit_i));
   logic [63:0] pf_addr, sq_pf_addr;
   assign pf_addr = use_srq ?
@@ -915,6 +917,15 @@ module rnic_rx_engine #(
   assign resp_take = (st_q == StPkt) && (qpn_q < 24'(NQp)) && rnic_pkg::op_is_response(op) &&
                      resp_state_ok && !noack;
   assign rt_now = resp_take && (op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000);
+  // A READ response or atomic ACK for the head record (nothing before it
+  // to retire) looks up its send WQE in its StPkt cycle: the StRdRespHead
+  // arm runs (rh_now). Only while the WQE cache has room: without that
+  // gate, READs on 22 or more QPs got ahead of the cache (more send WQEs
+  // in flight than entries, hints without a free entry, responses reading
+  // their WQE from memory: docs/performance.md).
+  assign rh_now = resp_take && (op != rnic_pkg::OpAck) && head_resp &&
+                  (ctx.state != rnic_pkg::QpsSqe) && rwc_room_i;
+  assign rh_sel = (st_q == StRdRespHead) || rh_now;
   // An in-order WRITE (without immediate on its last packet), READ
   // request or atomic with a responder resource free passes StReq doing
   // nothing but choosing StMap: its StPkt cycle maps it (mp_now; the
@@ -923,7 +934,7 @@ module rnic_rx_engine #(
                   ((is_write && !(is_last && has_imm)) ||
                    ((is_read_req || is_atomic) && (rsp_out_q[q] < ctx.max_dest_rd_atomic)));
   assign st_pre = rqf_end ? StIdle : (ap_now || aw_now) ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
-                  rt_now ? StRetire : st_q;
+                  rt_now ? StRetire : rh_now ? StRdRespHead : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
   logic rq_db_hint;
@@ -1138,6 +1149,11 @@ module rnic_rx_engine #(
       if (resp_take) begin
         flushing_q <= 1'b0;
         ack_mode_q <= 1'b1;
+      end
+      if (rh_now) begin
+        // StPkt's work for it (the arm is StRdRespHead's)
+        ack_psn_q <= d_q.psn - 24'd1;
+        ret_st_q <= StRdRespHead;
       end
       if (rt_now) begin
         ack_psn_q <= d_q.psn;
