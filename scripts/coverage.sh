@@ -98,7 +98,7 @@ rm -rf "$out/data"
 python3 scripts/coverage_report.py "$out/merged.dat" --rtl rtl --md "$out/report.md" \
 	--reasons tb/coverage/reasons.txt
 args=("$out/exact.dat" --rtl rtl --json "$out/figures.json")
-((do_check)) && args+=(--check "$recorded")
+((do_check)) && args+=(--check "$recorded" --reasons tb/coverage/reasons.txt)
 python3 scripts/coverage_report.py "${args[@]}" >/dev/null
 if ((record)); then
 	cp "$out/figures.json" "$recorded"
