@@ -232,6 +232,43 @@ static void case_cq_overrun_async_event_cq_err(struct conf *c)
 	conf_rig_close(&r);
 }
 
+/*
+ * The same overrun with a burst behind it: cqe + 24 SENDs back to back into
+ * the receive CQ nobody polls, on UC (no ACK round trip paces the sender).
+ * The completion that finds the ring full waits while the CQ's doorbell
+ * record is read, and those behind it fill the CQE writer's queue and then
+ * wait in the transport engine (its after-place work holds the next
+ * completion): still IBV_EVENT_CQ_ERR, the QP in ERR, and the completions
+ * that fitted are there, in order, with their data.
+ */
+static void case_cq_overrun_burst_behind_it(struct conf *c)
+{
+	struct t_pair_cfg cfg;
+	struct conf_rig r;
+	struct ibv_wc wc;
+	int i, n;
+
+	conf_rig_cfg(c, &cfg);
+	cfg.rcqe = 4;
+	cfg.qp_type = IBV_QPT_UC;
+	conf_rig_open(c, &r, &cfg);
+	n = r.rcq1->cqe;
+	CHECK(n >= 4 && n + 24 <= 64);
+	for (i = 0; i < n + 24; i++)
+		post_recv_at(&r, 100 + (uint64_t)i, 64 * (size_t)i, 64);
+	for (i = 0; i < n + 24; i++)
+		post_send_op(&r, 1 + (uint64_t)i, 64 * (size_t)i, 32);
+	EXPECT_ASYNC_EVENT(r.p.s[1].ctx, IBV_EVENT_CQ_ERR, r.rcq1);
+	CHECK_EQ(conf_qp_state(r.qp1), IBV_QPS_ERR);
+	for (i = 0; i < n; i++) {
+		POLL1(r.rcq1, &wc);
+		EXPECT_WC_OK(&wc, 100 + (uint64_t)i, IBV_WC_RECV, r.q1, 32, 0,
+			     T_ANY, r.q0);
+		CHECK_MEM(r.rbuf.p + 64 * i, r.src.p + 64 * i, 32);
+	}
+	conf_rig_close(&r);
+}
+
 /* ------------------------------------------------------------------------ */
 /* struct ibv_wc                                                            */
 
@@ -1096,6 +1133,7 @@ static const struct conf_case cases[] = {
 	CONF_CASE(completion_covers_earlier_unsignaled, CONF_BOTH),
 	CONF_CASE(unsignaled_send_with_error_completes, CONF_BOTH),
 	CONF_CASE(cq_overrun_async_event_cq_err, CONF_BOTH),
+	CONF_CASE(cq_overrun_burst_behind_it, CONF_BOTH),
 	CONF_CASE(send_queue_fields_per_opcode, CONF_BOTH),
 	CONF_CASE(receive_fields_rc, CONF_BOTH),
 	CONF_CASE(receive_fields_uc, CONF_BOTH),
