@@ -200,13 +200,11 @@ static void case_unsignaled_send_with_error_completes(struct conf *c)
 }
 
 /*
- * "In case of an CQ overrun, the async event IBV_EVENT_CQ_ERR will be
- * triggered" and "the CQ (and all of the QPs that are associated with it)
- * will move into the error state": cqe + 2 receive completions into a
- * receive CQ that nobody polls give IBV_EVENT_CQ_ERR for it, and its QP is
- * in ERR; the completions that fitted are there.
+ * cqe + @extra SENDs of 32 bytes (QP type @type) into a receive CQ of 4
+ * entries that nobody polls: IBV_EVENT_CQ_ERR for it, its QP in ERR, and
+ * the cqe completions that fitted, in order, with their data.
  */
-static void case_cq_overrun_async_event_cq_err(struct conf *c)
+static void cq_overrun(struct conf *c, enum ibv_qp_type type, int extra)
 {
 	struct t_pair_cfg cfg;
 	struct conf_rig r;
@@ -215,48 +213,13 @@ static void case_cq_overrun_async_event_cq_err(struct conf *c)
 
 	conf_rig_cfg(c, &cfg);
 	cfg.rcqe = 4;
+	cfg.qp_type = type;
 	conf_rig_open(c, &r, &cfg);
 	n = r.rcq1->cqe;
-	CHECK(n >= 4 && n < 32);
-	for (i = 0; i < n + 2; i++)
+	CHECK(n >= 4 && n + extra <= 64);
+	for (i = 0; i < n + extra; i++)
 		post_recv_at(&r, 100 + (uint64_t)i, 64 * (size_t)i, 64);
-	for (i = 0; i < n + 2; i++)
-		post_send_op(&r, 1 + (uint64_t)i, 64 * (size_t)i, 32);
-	EXPECT_ASYNC_EVENT(r.p.s[1].ctx, IBV_EVENT_CQ_ERR, r.rcq1);
-	CHECK_EQ(conf_qp_state(r.qp1), IBV_QPS_ERR);
-	for (i = 0; i < n; i++) {
-		POLL1(r.rcq1, &wc);
-		EXPECT_WC_OK(&wc, 100 + (uint64_t)i, IBV_WC_RECV, r.q1, 32, 0,
-			     T_ANY, r.q0);
-	}
-	conf_rig_close(&r);
-}
-
-/*
- * The same overrun with a burst behind it: cqe + 24 SENDs back to back into
- * the receive CQ nobody polls, on UC (no ACK round trip paces the sender).
- * The completion that finds the ring full waits while the CQ's doorbell
- * record is read, and those behind it fill the CQE writer's queue and then
- * wait in the transport engine (its after-place work holds the next
- * completion): still IBV_EVENT_CQ_ERR, the QP in ERR, and the completions
- * that fitted are there, in order, with their data.
- */
-static void case_cq_overrun_burst_behind_it(struct conf *c)
-{
-	struct t_pair_cfg cfg;
-	struct conf_rig r;
-	struct ibv_wc wc;
-	int i, n;
-
-	conf_rig_cfg(c, &cfg);
-	cfg.rcqe = 4;
-	cfg.qp_type = IBV_QPT_UC;
-	conf_rig_open(c, &r, &cfg);
-	n = r.rcq1->cqe;
-	CHECK(n >= 4 && n + 24 <= 64);
-	for (i = 0; i < n + 24; i++)
-		post_recv_at(&r, 100 + (uint64_t)i, 64 * (size_t)i, 64);
-	for (i = 0; i < n + 24; i++)
+	for (i = 0; i < n + extra; i++)
 		post_send_op(&r, 1 + (uint64_t)i, 64 * (size_t)i, 32);
 	EXPECT_ASYNC_EVENT(r.p.s[1].ctx, IBV_EVENT_CQ_ERR, r.rcq1);
 	CHECK_EQ(conf_qp_state(r.qp1), IBV_QPS_ERR);
@@ -267,6 +230,30 @@ static void case_cq_overrun_burst_behind_it(struct conf *c)
 		CHECK_MEM(r.rbuf.p + 64 * i, r.src.p + 64 * i, 32);
 	}
 	conf_rig_close(&r);
+}
+
+/*
+ * "In case of an CQ overrun, the async event IBV_EVENT_CQ_ERR will be
+ * triggered" and "the CQ (and all of the QPs that are associated with it)
+ * will move into the error state": cqe + 2 receive completions into a
+ * receive CQ that nobody polls give IBV_EVENT_CQ_ERR for it, and its QP is
+ * in ERR; the completions that fitted are there.
+ */
+static void case_cq_overrun_async_event_cq_err(struct conf *c)
+{
+	cq_overrun(c, IBV_QPT_RC, 2);
+}
+
+/*
+ * The same overrun with a burst behind it: cqe + 24 SENDs back to back,
+ * on UC (no ACK round trip paces the sender). The completion that finds
+ * the ring full waits while the CQ's doorbell record is read, and those
+ * behind it fill the CQE writer's queue and then wait in the transport
+ * engine (its after-place work holds the next completion).
+ */
+static void case_cq_overrun_burst_behind_it(struct conf *c)
+{
+	cq_overrun(c, IBV_QPT_UC, 24);
 }
 
 /* ------------------------------------------------------------------------ */
