@@ -4,7 +4,9 @@
 # logic). Memories Yosys infers stay $mem cells -- RAM macros in a real flow --
 # instead of being expanded into flip-flops, which only makes the run slow.
 # Fails when Yosys rejects a construct or `check -assert` finds a problem
-# (multiple drivers, combinational loops, undriven inputs).
+# (multiple drivers, combinational loops, undriven inputs). No opt between
+# techmap and abc: ABC simplifies the generic gates itself, and Yosys's opt
+# on the gate netlist took 76 of the run's 346 s for 0.24 % fewer cells.
 # Usage: synth_check.sh <package.sv> <module.sv>...
 set -euo pipefail
 log=$(mktemp)
@@ -16,7 +18,6 @@ hierarchy -top rnic_top
 synth -run begin:fine
 opt -fast -full
 techmap
-opt -fast
 abc -fast
 opt -fast
 hierarchy -check
