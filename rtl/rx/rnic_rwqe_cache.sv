@@ -222,6 +222,14 @@ module rnic_rwqe_cache #(
   always_ff @(posedge clk_i) begin
     if (fill && (beat_q < BeatCW'(NBeats))) mem_q[32'(wq_out) * NBeats + 32'(beat_q)] <= rd_rsp_data_i;
   end
+  // Tags and beat counts are RAM like the data, not reset: a tag counts only
+  // while its entry is live, a count only once its entry is filled, and
+  // live_q and full_q are reset. (Their reset loop, above 64 entries, was
+  // also an error in Verilator 5.006: BLKLOOPINIT.)
+  always_ff @(posedge clk_i) begin
+    if (fill_end) nbeat_q[wq_out] <= (beat_q < BeatCW'(NBeats)) ? beat_q + 1'b1 : beat_q;
+    if (alloc) key_q[vic] <= hint_key_i;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -232,10 +240,6 @@ module rnic_rwqe_cache #(
       rr_q <= '0;
       beat_q <= '0;
       fill_err_q <= 1'b0;
-      for (int e = 0; e < Entries; e++) begin
-        key_q[e] <= '0;
-        nbeat_q[e] <= '0;
-      end
     end else begin
       // Killed entries: no longer live, and free if they were filled (a
       // fill ending now and an allocation below write their own bits).
@@ -249,10 +253,8 @@ module rnic_rwqe_cache #(
         pend_q[wq_out] <= 1'b0;
         full_q[wq_out] <= live_q[wq_out] && !kill[wq_out];
         err_q[wq_out] <= fill_err_q || rd_rsp_err_i;
-        nbeat_q[wq_out] <= (beat_q < BeatCW'(NBeats)) ? beat_q + 1'b1 : beat_q;
       end
       if (alloc) begin
-        key_q[vic] <= hint_key_i;
         live_q[vic] <= 1'b1;
         pend_q[vic] <= 1'b1;
         full_q[vic] <= 1'b0;
