@@ -249,6 +249,7 @@ module rnic_rx_engine #(
   state_e st_pre;          // st_sel before a retire loop's end takes the next event
   logic ap_now;            // StPlace doing the StAfterPlace work
   logic aw_now;            // StAckWr whose write is taken doing it too
+  logic mw_try, mw_now;    // StMap offering that write itself, taken
   logic rq_now;            // StPkt doing a request's StReq work
   logic rt_now;            // StPkt doing a plain ACK's first StRetire
   logic rh_now;            // StPkt doing a head READ response's StRdRespHead
@@ -847,8 +848,16 @@ module rnic_rx_engine #(
   // The original value of an atomic ACK, one 8-byte beat (it travels
   // big-endian, memory wants the host's little-endian order, so it is not
   // copied from the frame like READ data).
-  assign wr_valid_o = (st_q == StAckWr);
-  assign wr_addr_o = seg_addr_q[63:0];
+  // An atomic ACK whose 8-byte buffer is one SGE, mapped without error in
+  // its first StMap cycle, offers the write in that cycle (mw_try) with the
+  // address StMap would put in seg_addr_q; if the write is not taken, StMap
+  // goes on to StAckWr as before, which offers the same write.
+  assign mw_try = (st_q == StMap) && (op == rnic_pkg::OpAtomicAck) && !wqe_err_q &&
+                  (sge_cnt_q <= 3'd4) && !map_all && map_last && !ud_pass1_q &&
+                  (nseg_q == 3'd0) && (s_hi > s_lo) && (m_hi <= map_acc) && !map_ovf &&
+                  !map_prot;
+  assign wr_valid_o = (st_q == StAckWr) || mw_try;
+  assign wr_addr_o = mw_try ? chk_bus : seg_addr_q[63:0];
   assign wr_len_o = 16'd8;
   assign wr_data_o = DataW'(d_q.atomic_swap);
   assign wr_last_o = 1'b1;
@@ -906,6 +915,10 @@ module rnic_rx_engine #(
   // So does the StAckWr cycle whose write (the atomic's original value) is
   // taken: a CQE it makes follows that write on the in-order write path.
   assign aw_now = (st_q == StAckWr) && wr_ready_i;
+  // And the StMap cycle whose offered write is taken (mw_now): the StMap
+  // arm's own work there is only the mapping registers, which the next
+  // mapping sets again.
+  assign mw_now = mw_try && wr_ready_i;
   // A request of a QP in a state that takes it (and a transport that
   // matches) is checked in its StPkt cycle: the StReq arm runs (rq_now).
   assign rq_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
@@ -933,7 +946,8 @@ module rnic_rx_engine #(
   assign mp_now = rq_now && !qp_ud && (d_q.psn == epsn) && seq_ok &&
                   ((is_write && !(is_last && has_imm)) ||
                    ((is_read_req || is_atomic) && (rsp_out_q[q] < ctx.max_dest_rd_atomic)));
-  assign st_pre = rqf_end ? StIdle : (ap_now || aw_now) ? StAfterPlace : mp_now ? StMap : rq_now ? StReq :
+  assign st_pre = rqf_end ? StIdle : (ap_now || aw_now || mw_now) ? StAfterPlace :
+                  mp_now ? StMap : rq_now ? StReq :
                   rt_now ? StRetire : rh_now ? StRdRespHead : st_q;
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
@@ -1178,7 +1192,7 @@ module rnic_rx_engine #(
         placed_q <= 1'b1;
         st_q <= StAfterPlace;
       end
-      if (aw_now) begin
+      if (aw_now || mw_now) begin
         // The frame is not placed from: release it here.
         release_o <= 1'b1;
         release_slot_o <= slot_q;
