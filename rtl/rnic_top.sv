@@ -10,8 +10,8 @@ module rnic_top #(
   // in-flight ring per QP; a power of 2)
   parameter int unsigned InflDepth = 8,
   // The TX builder's frame slots: TxSlots for frames of any size, TxSmall
-  // more for frames of up to 224 bytes (the frames in flight that set the
-  // small-message rate; docs/performance.md)
+  // more of 512 bytes, for frames of up to 480 bytes at 256 bits (the
+  // frames in flight that set the small-message rate; docs/performance.md)
   parameter int unsigned TxSlots = 3,
   parameter int unsigned TxSmall = 8,
   // WQEs read ahead of the SENDs and READ responses that scatter into them

@@ -11,7 +11,9 @@
 // frames: a small frame's payload read waits out the host memory's latency
 // like a large one's, so it is the number of frames in flight that sets the
 // rate of small messages, and small slots give that number for little
-// memory (docs/performance.md). A frame without payload reads (ACK, READ
+// memory (docs/performance.md). 512 bytes (a frame of up to 480 at 256
+// bits) since 256 (224) left frames of 160-byte to 2 KiB payloads to the
+// three large slots: one frame per 21-22 cycles whatever its size. A frame without payload reads (ACK, READ
 // or atomic request) skips assembly, and when nothing is queued before it,
 // emission streams its header words as intake writes them. The emitter
 // appends pad bytes and the ICRC, computed over the masked headers and
@@ -23,7 +25,7 @@ module rnic_tx_builder #(
   parameter int unsigned DataW = 256,
   parameter int unsigned NSlots = 3,
   parameter int unsigned NSmall = 8,
-  parameter int unsigned SmallBytes = 256,
+  parameter int unsigned SmallBytes = 512,
   // Bytes a large slot holds: a 4 KiB payload and the largest header (a
   // formal proof uses small slots)
   parameter int unsigned FrameBytes = 4096 + 96 + 8,
