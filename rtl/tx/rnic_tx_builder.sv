@@ -11,10 +11,10 @@
 // frames: a small frame's payload read waits out the host memory's latency
 // like a large one's, so it is the number of frames in flight that sets the
 // rate of small messages, and small slots give that number for little
-// memory (docs/performance.md). 512 bytes (a frame of up to 480 at 256
-// bits) since 256 (224) left frames of 160-byte to 2 KiB payloads to the
-// three large slots: one frame per 21-22 cycles whatever its size. A frame without payload reads (ACK, READ
-// or atomic request) skips assembly, and when nothing is queued before it,
+// memory (docs/performance.md); 512 bytes (frames up to 480 at 256 bits):
+// with 256, payloads of 160 bytes to 2 KiB took the large slots, one frame
+// per 21-22 cycles whatever its size. A frame without payload reads (ACK,
+// READ or atomic request) skips assembly, and when nothing is queued before it,
 // emission streams its header words as intake writes them. The emitter
 // appends pad bytes and the ICRC, computed over the masked headers and
 // payload as the frame streams out.
