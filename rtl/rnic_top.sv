@@ -9,11 +9,11 @@ module rnic_top #(
   // Send WQEs of a QP between fetch and completion (the completer's
   // in-flight ring per QP; a power of 2)
   parameter int unsigned InflDepth = 8,
-  // The TX builder's frame slots: TxSlots for frames of any size, TxSmall
-  // more of 512 bytes, for frames of up to 480 bytes at 256 bits (the
-  // frames in flight that set the small-message rate; docs/performance.md)
-  parameter int unsigned TxSlots = 3,
-  parameter int unsigned TxSmall = 8,
+  // The TX builder's frame ring (bytes, a power of two; it holds three
+  // frames of 4 KiB payload) and the frames in it at once (the frames in
+  // flight that set the small-message rate; docs/performance.md)
+  parameter int unsigned TxRingBytes = 16384,
+  parameter int unsigned TxFrames = 11,
   // WQEs read ahead of the SENDs and READ responses that scatter into them
   // (rnic_rwqe_cache entries; 0: none, else a power of 2)
   parameter int unsigned RwqeCache = 64,
@@ -323,7 +323,7 @@ module rnic_top #(
   logic [23:0] ev_tx_qpn;
   logic [15:0] ev_tx_idx;
   rnic_tx_builder #(
-    .DataW(DataW), .NSlots(TxSlots), .NSmall(TxSmall)
+    .DataW(DataW), .RingBytes(TxRingBytes), .NFrames(TxFrames)
   ) u_tx_builder (
     .clk_i, .rst_ni,
     .port_mac_i(port_mac), .port_ip_i(port_ip),

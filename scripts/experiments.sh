@@ -16,8 +16,8 @@
 #   qps         message rate and latency vs active QPs 1..1022 (every QP of the default
 #               1024-context build but the reserved QPNs 0 and 1)
 #   doorbells   chains of 1/4/16 WRs with one doorbell per chain or per WQE
-#   tx_slots    the TX builder's frame slots: 64-byte WRITE rate vs small slots
-#               (RNIC_TX_SMALL 0..16), goodput vs 4 KiB slots (RNIC_TX_SLOTS 1..4),
+#   tx_ring     the TX builder's frame ring: WRITE rate vs the frames it holds at once
+#               (RNIC_TX_FRAMES 4/11/16), goodput vs its bytes (RNIC_TX_RING 8/16/32 KiB),
 #               with the builder's Yosys cost of each
 #   rwqe_cache  the WQE cache (RNIC_RWQE_CACHE 0/16/32/64 entries): 64-byte SEND and READ
 #               cycles per message vs active QPs 1..128, with the cache's Yosys cost
@@ -98,25 +98,24 @@ study_doorbells() {
 		--table RNIC_DB_BATCH,chain,msg_rate_mpps,cycles_per_msg,lat_p50,load_lat_p50,load_lat_p99
 }
 
-study_tx_slots() {
-	local cost=$data/tx_slots_cost.csv
+study_tx_ring() {
+	local cost=$data/tx_ring_cost.csv
 	/usr/bin/python3 "$root/scripts/synth_cost.py" --no-abc --blocks rnic_tx_builder \
-		--variant RNIC_TX_SMALL=0 --variant RNIC_TX_SMALL=2 --variant RNIC_TX_SMALL=4 \
-		--variant RNIC_TX_SMALL=8 --variant RNIC_TX_SMALL=16 \
-		--variant RNIC_TX_SLOTS=1 --variant RNIC_TX_SLOTS=2 --variant RNIC_TX_SLOTS=4 \
-		--out "$cost" --md "$data/tx_slots_cost.md"
-	run tx_small \
-		--bench 'rnic_bench_op --op write --size 64 --qps {qps} --window 4 --msgs 4096 --poll-batch 64 --kv' \
-		--build RNIC_TX_SMALL=0,2,4,8,16 --arg qps=2,8 --cost "$cost" --cost-block rnic_tx_builder \
-		--plot 'x=RNIC_TX_SMALL,y=msg_rate_mpps,series=qps,xlabel=small frame slots (256 B) in the TX builder,ylabel=64-byte WRITEs (Mmsg/s at 250 MHz),file=tx_small_rate.png' \
-		--plot 'x=RNIC_TX_SMALL,y=mem_bits,where=qps:8,xlabel=small frame slots (256 B) in the TX builder,ylabel=TX builder memory bits,file=tx_small_bits.png' \
-		--table RNIC_TX_SMALL,qps,msg_rate_mpps,cycles_per_msg,load_lat_p50,cells,ffs,mem_bits
-	run tx_slots \
-		--bench 'rnic_bench_op --op write --size {size} --msgs 256 --lat-reps 4 --kv' \
-		--build RNIC_TX_SLOTS=1,2,3,4 --arg size=1024,4096,65536 \
+		--variant RNIC_TX_FRAMES=4 --variant RNIC_TX_FRAMES=16 \
+		--variant RNIC_TX_RING=8192 --variant RNIC_TX_RING=32768 \
+		--out "$cost" --md "$data/tx_ring_cost.md"
+	run tx_frames \
+		--bench 'rnic_bench_op --op write --size {size} --qps {qps} --window 4 --msgs 4096 --poll-batch 64 --kv' \
+		--build RNIC_TX_FRAMES=4,11,16 --arg size=64,1024 --arg qps=2,16 \
 		--cost "$cost" --cost-block rnic_tx_builder \
-		--plot 'x=RNIC_TX_SLOTS,y=goodput_gbps,series=size,xlabel=4 KiB frame slots in the TX builder,ylabel=WRITE goodput (Gbit/s at 250 MHz),file=tx_slots_goodput.png' \
-		--table RNIC_TX_SLOTS,size,goodput_gbps,goodput_pct,lat_p50,cells,ffs,mem_bits
+		--plot 'x=RNIC_TX_FRAMES,y=msg_rate_mpps,series=qps,where=size:64,xlabel=frames in the TX builder at once,ylabel=64-byte WRITEs (Mmsg/s at 250 MHz),file=tx_frames_rate.png' \
+		--table RNIC_TX_FRAMES,size,qps,msg_rate_mpps,cycles_per_msg,goodput_pct,load_lat_p50,cells,ffs,mem_bits
+	run tx_ring \
+		--bench 'rnic_bench_op --op write --size {size} --qps 16 --window 4 --msgs 1024 --poll-batch 64 --kv' \
+		--build RNIC_TX_RING=8192,16384,32768 --arg size=512,1024,4096,65536 \
+		--cost "$cost" --cost-block rnic_tx_builder \
+		--plot 'x=size,y=goodput_pct,series=RNIC_TX_RING,logx,xlabel=WRITE size (bytes),ylabel=goodput (% of the wire),file=tx_ring_goodput.png' \
+		--table RNIC_TX_RING,size,goodput_gbps,goodput_pct,cycles_per_msg,lat_p50,cells,ffs,mem_bits
 }
 
 study_rwqe_cache() {
@@ -133,7 +132,7 @@ study_rwqe_cache() {
 		--table RNIC_RWQE_CACHE,op,qps,cycles_per_msg,msg_rate_mpps,lat_p50,load_lat_p50,load_lat_p99,cells,ffs,mem_bits
 }
 
-studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells tx_slots rwqe_cache}
+studies=${*:-cost mem_latency datapath blueflame cq_mod qps doorbells tx_ring rwqe_cache}
 for s in $studies; do
 	echo "== $s" >&2
 	"study_$s"

@@ -44,14 +44,14 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULTS = {"RNIC_DATA_W": "256", "RNIC_NQP": "1024", "RNIC_NCQ": "1024", "RNIC_NMR": "1024",
-            "RNIC_INFL_DEPTH": "8", "RNIC_TX_SLOTS": "3", "RNIC_TX_SMALL": "8",
+            "RNIC_INFL_DEPTH": "8", "RNIC_TX_RING": "16384", "RNIC_TX_FRAMES": "11",
             "RNIC_RWQE_CACHE": "64", "RNIC_ATOMIC_DEPTH": "16"}
 PARAM_OF = {"DataW": "RNIC_DATA_W", "NQp": "RNIC_NQP", "NCq": "RNIC_NCQ", "NMr": "RNIC_NMR",
-            "InflDepth": "RNIC_INFL_DEPTH", "TxSlots": "RNIC_TX_SLOTS",
-            "TxSmall": "RNIC_TX_SMALL", "RwqeCache": "RNIC_RWQE_CACHE",
+            "InflDepth": "RNIC_INFL_DEPTH", "TxRingBytes": "RNIC_TX_RING",
+            "TxFrames": "RNIC_TX_FRAMES", "RwqeCache": "RNIC_RWQE_CACHE",
             "AtomicDepth": "RNIC_ATOMIC_DEPTH"}
 # Parameters a block names differently from rnic_top.
-PARAM_OF_BLOCK = {"rnic_tx_builder": {"NSlots": "RNIC_TX_SLOTS", "NSmall": "RNIC_TX_SMALL"},
+PARAM_OF_BLOCK = {"rnic_tx_builder": {"RingBytes": "RNIC_TX_RING", "NFrames": "RNIC_TX_FRAMES"},
                   "rnic_rwqe_cache": {"Entries": "RNIC_RWQE_CACHE"},
                   "rnic_atomic_unit": {"Depth": "RNIC_ATOMIC_DEPTH"}}
 

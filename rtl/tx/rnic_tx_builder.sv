@@ -1,19 +1,21 @@
 // rnic_tx_builder: builds RoCEv2 frames and sends them.
 //
-// Store and forward with frame slots and three stages that overlap:
+// Store and forward through a frame ring and three stages that overlap:
 // intake writes the Ethernet/IPv4/UDP/BTH/extension headers of a frame (to
 // the QP context's peer, or to the descriptor's address handle for UD) and
 // issues its payload DMA reads (one per chunk, back to back); assembly packs
 // the returned beats behind the header at any byte offset; emission streams a
-// finished frame. With three slots one frame is on the wire, one is being
-// packed and the reads of a third are in flight. NSlots slots hold a frame of
-// any size (4 KiB of payload); NSmall more hold SmallBytes each, for small
-// frames: a small frame's payload read waits out the host memory's latency
-// like a large one's, so it is the number of frames in flight that sets the
-// rate of small messages, and small slots give that number for little
-// memory (docs/performance.md); 512 bytes (frames up to 480 at 256 bits):
-// with 256, payloads of 160 bytes to 2 KiB took the large slots, one frame
-// per 21-22 cycles whatever its size. A frame without payload reads (ACK,
+// finished frame. Frames leave in the order intake takes them, so one ring
+// of RingBytes holds them all: intake allocates a frame's words (its length
+// with pad and ICRC, rounded up to whole words) at the tail when they are
+// free, emission frees them at the head as the frame's last beat leaves. A
+// frame's payload read waits out the host memory's latency whatever its
+// size, so it is the number of frames in flight that sets the rate of small
+// and mid-size messages: up to NFrames of any mix of sizes are in the ring
+// (16 KiB holds three of 4 KiB payload, or eleven of 1 KiB). Fixed slots
+// (three of 4 KiB and eight of 512 bytes until stop 38) made every frame
+// of 480 bytes to 4 KiB wait for one of the three large ones
+// (docs/performance.md). A frame without payload reads (ACK,
 // READ or atomic request) skips assembly, and when nothing is queued before it,
 // emission streams its header words as intake writes them. The emitter
 // appends pad bytes and the ICRC, computed over the masked headers and
@@ -23,12 +25,11 @@
 // IBV_WC_GENERAL_ERR; a READ response is dropped (the requester retries).
 module rnic_tx_builder #(
   parameter int unsigned DataW = 256,
-  parameter int unsigned NSlots = 3,
-  parameter int unsigned NSmall = 8,
-  parameter int unsigned SmallBytes = 512,
-  // Bytes a large slot holds: a 4 KiB payload and the largest header (a
-  // formal proof uses small slots)
-  parameter int unsigned FrameBytes = 4096 + 96 + 8,
+  // The frame ring (rounded up to a power of two words; it must hold the
+  // largest frame, 4 KiB of payload and 96 bytes of headers and ICRC) and
+  // the frames it may hold at once
+  parameter int unsigned RingBytes = 16384,
+  parameter int unsigned NFrames = 11,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
@@ -78,34 +79,24 @@ module rnic_tx_builder #(
   output logic        quiet_o
 );
   localparam int unsigned LaneW = $clog2(Bytes);
-  localparam int unsigned Words = (FrameBytes + Bytes - 1) / Bytes + 1;
-  localparam int unsigned WordW = $clog2(Words);
   localparam int unsigned HdrWords = (96 + Bytes - 1) / Bytes;
   localparam int unsigned HdrBytes = HdrWords * Bytes;
-  // A small slot has one word to spare, as a large one has (Words).
-  localparam int unsigned SmallWords = SmallBytes / Bytes;
-  localparam int unsigned SmallMax = (SmallWords - 1) * Bytes;
-  localparam int unsigned NAll = NSlots + NSmall;
-  localparam int unsigned SlotW = (NAll > 1) ? $clog2(NAll) : 1;
-  localparam int unsigned BufWords = NSlots * Words + NSmall * SmallWords;
-  localparam int unsigned BufW = $clog2(BufWords);
-  // rnic_fifo wants a power-of-two depth; the slots bound the occupancy.
-  localparam int unsigned QDepth = (NAll > 1) ? 2 ** $clog2(NAll) : 2;
+  // Word addresses wrap at the ring's end; a frame's word count fits one.
+  localparam int unsigned BufW = $clog2(RingBytes / Bytes);
+  localparam int unsigned RingWords = 2 ** BufW;
+  localparam int unsigned WordW = BufW;
+  localparam int unsigned UsedW = BufW + 1;
+  localparam int unsigned NfW = $clog2(NFrames + 1);
+  // rnic_fifo wants a power-of-two depth; NFrames bounds the occupancy.
+  localparam int unsigned QDepth = (NFrames > 1) ? 2 ** $clog2(NFrames) : 2;
 
   // ---------------------------------------------------------------------------
-  // Frame slots: 0 .. NSlots-1 large, then the small ones, one buffer
+  // The frame ring: frames from r_head_q on, r_used_q words, n_fr_q frames
   // ---------------------------------------------------------------------------
-  logic [DataW-1:0] buf_q [BufWords];
-  logic [NAll-1:0] slot_busy_q;
-
-  // First word of slot s in buf_q.
-  function automatic logic [BufW-1:0] slot_base(input logic [SlotW-1:0] s);
-    if (32'(s) < NSlots) begin
-      slot_base = BufW'(32'(s) * Words);
-    end else begin
-      slot_base = BufW'(NSlots * Words + (32'(s) - NSlots) * SmallWords);
-    end
-  endfunction
+  logic [DataW-1:0] buf_q [RingWords];
+  logic [BufW-1:0] r_head_q;
+  logic [UsedW-1:0] r_used_q;
+  logic [NfW-1:0] n_fr_q;
 
   // ---------------------------------------------------------------------------
   // Header construction
@@ -229,40 +220,23 @@ module rnic_tx_builder #(
   // the current one arrive (DMA data return in request order).
   // ---------------------------------------------------------------------------
   logic [2:0] req_i_q;              // next chunk to request
-  logic [SlotW-1:0] islot_q;        // slot of the frame in intake
-  logic free_slot;
-  logic [SlotW-1:0] nslot;
+  logic [BufW-1:0] ibase_q;         // first word of the frame in intake
+  logic room;                       // the offered frame fits the ring now
 
   // The offered frame's length with pad and ICRC, as intake will compute it.
   rnic_pkg::txd_t txd_view;
   logic [15:0] t_len;
-  logic t_small;
+  logic [16:0] t_words;
   assign txd_view = txd_i;
   assign t_len = 16'd58 + {9'd0, rnic_pkg::ext_hdr_bytes(txd_view.opcode)} +
                  {3'd0, txd_view.pay_len} + {14'd0, 2'(3'd4 - {1'b0, txd_view.pay_len[1:0]})};
-  assign t_small = (NSmall > 0) && (t_len <= 16'(SmallMax));
+  // Every word emission reads: the frame's bytes with pad and ICRC.
+  assign t_words = (17'(t_len) + 17'(Bytes - 1)) >> LaneW;
 
-  // A small frame takes the lowest free small slot, else a large one; a
-  // large frame the lowest free large slot.
-  always_comb begin
-    free_slot = 1'b0;
-    nslot = '0;
-    for (int i = NSlots - 1; i >= 0; i--) begin
-      if (!slot_busy_q[i]) begin
-        free_slot = 1'b1;
-        nslot = SlotW'(i);
-      end
-    end
-    if (t_small) begin
-      for (int i = NAll - 1; i >= NSlots; i--) begin
-        if (!slot_busy_q[i]) begin
-          free_slot = 1'b1;
-          nslot = SlotW'(i);
-        end
-      end
-    end
-  end
-  assign txd_ready_o = (in_q == InIdle) && free_slot;
+  // A frame takes its words when that many are free and fewer than
+  // NFrames frames are in the ring.
+  assign room = (32'(n_fr_q) < NFrames) && (17'(r_used_q) + t_words <= 17'(RingWords));
+  assign txd_ready_o = (in_q == InIdle) && room;
   assign intake_idle_o = (in_q == InIdle);
 
   logic [12:0] req_len;
@@ -271,24 +245,21 @@ module rnic_tx_builder #(
   // (from the descriptor itself); the rest, and a first one not taken
   // then, while the header is written.
   logic rd_first;
-  assign rd_first = (in_q == InIdle) && txd_valid_i && free_slot && (txd_view.nchunk != 3'd0);
+  assign rd_first = (in_q == InIdle) && txd_valid_i && room && (txd_view.nchunk != 3'd0);
   assign rd_req_valid_o = rd_first || ((in_q == InHdr) && (req_i_q < d_q.nchunk));
   assign rd_req_addr_o = rd_first ? txd_view.chunk_addr[63:0] :
                          d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
   assign rd_req_len_o = rd_first ? {3'd0, txd_view.chunk_len[12:0]} : {3'd0, req_len};
 
-  logic [BufW-1:0] ibase;
-  assign ibase = slot_base(islot_q);
-
   // Assembly queue: what assembly needs to know of a frame.
-  localparam int unsigned AqW = SlotW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 1 + 1 + 24 + 16;
+  localparam int unsigned AqW = BufW + 16 + 16 + 16 + 3 + 52 + 1 + 1 + 1 + 1 + 24 + 16;
   logic aq_push, aq_in_ready, aq_valid, aq_pop;
   logic [AqW-1:0] aq_in, aq_out;
   logic [$clog2(QDepth):0] aq_count;
   always_comb begin
     aq_in = '0;
     if (in_q != InIdle) begin
-      aq_in = {islot_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
+      aq_in = {ibase_q, hdr_len, pay_end, frame_len, d_q.nchunk, d_q.chunk_len,
                d_q.ev_first, d_q.ev_last, (d_q.opcode[7:5] != rnic_pkg::TrRc),
                rnic_pkg::op_is_response(d_q.opcode), d_q.qpn, d_q.wqe_idx};
     end
@@ -309,16 +280,16 @@ module rnic_tx_builder #(
     if (!rst_ni) begin
       in_q <= InIdle;
       d_q <= '0;
-      islot_q <= '0;
+      ibase_q <= '0;
       hw_q <= '0;
       req_i_q <= '0;
     end else begin
       if (rd_req_valid_o && rd_req_ready_i) req_i_q <= req_i_q + 3'd1;
       unique case (in_q)
         InIdle: begin
-          if (txd_valid_i && free_slot) begin
+          if (txd_valid_i && room) begin
             d_q <= txd_i;
-            islot_q <= nslot;
+            ibase_q <= r_head_q + BufW'(r_used_q);
             hw_q <= '0;
             req_i_q <= {2'd0, rd_first && rd_req_ready_i};
             in_q <= InHdr;
@@ -355,13 +326,13 @@ module rnic_tx_builder #(
   // Assembly: pack the returned beats behind the header, then queue the frame
   // for emission.
   // ---------------------------------------------------------------------------
-  logic [SlotW-1:0] a_slot;
+  logic [BufW-1:0] abase;           // first word of the frame in assembly
   logic [15:0] a_hdr_len, a_pay_end, a_len, a_idx;
   logic [2:0] a_nchunk;
   logic [51:0] a_chunk_len;
   logic a_first, a_last, a_noack, a_resp;
   logic [23:0] a_qpn;
-  assign {a_slot, a_hdr_len, a_pay_end, a_len, a_nchunk, a_chunk_len, a_first, a_last,
+  assign {abase, a_hdr_len, a_pay_end, a_len, a_nchunk, a_chunk_len, a_first, a_last,
           a_noack, a_resp, a_qpn, a_idx} = aq_out;
 
   logic a_run_q;                    // beats of the head frame are being packed
@@ -401,12 +372,9 @@ module rnic_tx_builder #(
     end
   end
 
-  logic [BufW-1:0] abase;
-  assign abase = slot_base(a_slot);
-
   // Emit queue
   logic eq_push, eq_valid, eq_pop, eq_in_ready;
-  logic [SlotW+16+16+1+1+1+1+1+24+16-1:0] eq_in, eq_out;
+  logic [BufW+16+16+1+1+1+1+1+24+16-1:0] eq_in, eq_out;
   logic [$clog2(QDepth):0] eq_count;
   logic a_done;
   assign a_done = aq_valid && a_run_q && (rsp_i_q == a_nchunk);
@@ -425,11 +393,11 @@ module rnic_tx_builder #(
   assign aq_pop = a_done && eq_in_ready;
   // The frame in intake as the emit queue holds it (byp, direct).
   logic [$bits(eq_in)-1:0] i_ent;
-  assign i_ent = {islot_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last,
+  assign i_ent = {ibase_q, pay_end, frame_len, d_q.ev_first, d_q.ev_last,
                   (d_q.opcode[7:5] != rnic_pkg::TrRc), rnic_pkg::op_is_response(d_q.opcode),
                   1'b0, d_q.qpn, d_q.wqe_idx};
   assign eq_in = byp ? i_ent :
-                 {a_slot, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
+                 {abase, a_pay_end, a_len, a_first, a_last, a_noack, a_resp, a_err_q, a_qpn,
                   a_idx};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -466,7 +434,7 @@ module rnic_tx_builder #(
 
   always_ff @(posedge clk_i) begin
     if (in_q == InHdr) begin
-      buf_q[ibase + BufW'(hw_q)] <= hdr_word;
+      buf_q[ibase_q + BufW'(hw_q)] <= hdr_word;
     end
     if (!a_run_q && aq_valid) begin
       tail_q <= buf_q[abase + BufW'(a_hdr_len >> LaneW)];
@@ -498,18 +466,19 @@ module rnic_tx_builder #(
   assign direct = (in_q == InHdr) && no_asm && !eq_valid;   // an empty queue has room
   assign e_valid = eq_valid || direct;
   assign e_ent = eq_valid ? eq_out : i_ent;
-  logic [SlotW-1:0] e_slot;
+  logic [BufW-1:0] ebase;
   logic e_first, e_last, e_noack, e_resp, e_err;
   logic [15:0] e_pay_end, e_len;
   logic [23:0] e_qpn;
   logic [15:0] e_idx;
-  assign {e_slot, e_pay_end, e_len, e_first, e_last, e_noack, e_resp, e_err, e_qpn,
+  assign {ebase, e_pay_end, e_len, e_first, e_last, e_noack, e_resp, e_err, e_qpn,
           e_idx} = e_ent;
 
   logic [WordW-1:0] ew_q;
   logic [31:0] crc_q;
-  logic [BufW-1:0] ebase;
-  assign ebase = slot_base(e_slot);
+  // Words the frame holds in the ring (as t_words was when it was taken).
+  logic [UsedW-1:0] e_words;
+  assign e_words = UsedW'((17'(e_len) + 17'(4 + Bytes - 1)) >> LaneW);
 
   // Evaluated only while a beat is offered (tx_valid_o): the pad bytes (from
   // pay_end on) are zero, the ICRC follows the covered bytes (14 .. e_len),
@@ -588,7 +557,9 @@ module rnic_tx_builder #(
     if (!rst_ni) begin
       ew_q <= '0;
       crc_q <= rnic_pkg::IcrcSeed;
-      slot_busy_q <= '0;
+      r_head_q <= '0;
+      r_used_q <= '0;
+      n_fr_q <= '0;
       cnt_pkts_o <= '0;
     end else begin
       if (tx_go) begin
@@ -601,9 +572,12 @@ module rnic_tx_builder #(
           crc_q <= crc_d;
         end
       end
-      // A slot is busy from the start of assembly until its last beat left.
-      if (txd_valid_i && txd_ready_o) slot_busy_q[nslot] <= 1'b1;
-      if (e_done) slot_busy_q[e_slot] <= 1'b0;
+      // A frame holds its words from intake until its last beat left (or
+      // it was dropped); frames leave in order, so from the ring's head.
+      if (e_done) r_head_q <= r_head_q + BufW'(e_words);
+      r_used_q <= r_used_q + ((txd_valid_i && txd_ready_o) ? UsedW'(t_words) : '0) -
+                  (e_done ? e_words : '0);
+      n_fr_q <= n_fr_q + NfW'(txd_valid_i && txd_ready_o) - NfW'(e_done);
     end
   end
 
@@ -611,11 +585,14 @@ module rnic_tx_builder #(
 
 `ifdef RNIC_ASSERT
   /* verilator coverage_off */
-  // A direct frame's beats never pass the header words intake has written.
+  // A direct frame's beats never pass the header words intake has written;
+  // the frame that leaves is the oldest in the ring.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-    end else if (direct && tx_valid_o) begin
-      assert (ew_q <= hw_q);
+    end else begin
+      if (direct && tx_valid_o) assert (ew_q <= hw_q);
+      if (e_done) assert ((ebase == r_head_q) && (n_fr_q != '0) &&
+                          (r_used_q >= e_words));
     end
   end
   /* verilator coverage_on */

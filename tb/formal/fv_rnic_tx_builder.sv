@@ -1,6 +1,7 @@
-// Properties of rnic_tx_builder (DataW 256, one large slot of 160 bytes and
-// one small one of 128: a frame of up to 96 bytes takes the small slot when
-// it is free).
+// Properties of rnic_tx_builder (DataW 256, a frame ring of 256 bytes, eight
+// words, with up to two frames in it: frames of up to 129 bytes, five
+// words, so a frame waits for words as well as for the frame count, and
+// frames wrap at the ring's end).
 // Descriptors carry up to two payload chunks of at most 40 bytes in all,
 // and hold valid and data until taken; the DMA answers each read in order
 // with ceil(len / 32) beats, byte a of host memory being mem_byte(a), the
@@ -42,7 +43,7 @@ module fv_rnic_tx_builder (
 );
   localparam int unsigned DataW = 256;
   localparam int unsigned Bytes = DataW / 8;
-  localparam int unsigned NQ = 4;        // shadow queue entries (2 slots)
+  localparam int unsigned NQ = 4;        // shadow queue entries (2 frames)
 
   logic txd_ready_o, rd_req_valid_o, rd_rsp_ready_o, tx_valid_o, tx_last_o;
   logic [23:0] ctx_idx_o, ev_qpn_o;
@@ -54,7 +55,7 @@ module fv_rnic_tx_builder (
   logic ev_first_o, ev_last_o, noack_valid_o, noack_err_o, intake_idle_o, quiet_o;
 
   rnic_tx_builder #(
-    .DataW(DataW), .NSlots(1), .NSmall(1), .SmallBytes(128), .FrameBytes(160)
+    .DataW(DataW), .RingBytes(256), .NFrames(2)
   ) dut (
     .clk_i, .rst_ni, .port_mac_i(48'h02_00_00_00_00_01), .port_ip_i(32'h0a00_0001),
     .txd_valid_i, .txd_ready_o, .txd_i, .ctx_idx_o, .ctx_i,
