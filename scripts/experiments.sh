@@ -101,7 +101,7 @@ study_doorbells() {
 study_tx_ring() {
 	local cost=$data/tx_ring_cost.csv
 	/usr/bin/python3 "$root/scripts/synth_cost.py" --no-abc --blocks rnic_tx_builder \
-		--variant RNIC_TX_FRAMES=4 --variant RNIC_TX_FRAMES=16 \
+		--variant RNIC_TX_FRAMES=4 --variant RNIC_TX_FRAMES=11 --variant RNIC_TX_FRAMES=16 \
 		--variant RNIC_TX_RING=8192 --variant RNIC_TX_RING=32768 \
 		--out "$cost" --md "$data/tx_ring_cost.md"
 	run tx_frames \

@@ -6,11 +6,11 @@
         [--variant RNIC_DATA_W=128 --variant RNIC_DATA_W=256,RNIC_NQP=2048 ...]
 
 For each variant (the CMake parameters of scripts/sweep.py --build:
-RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH, RNIC_TX_SLOTS,
-RNIC_TX_SMALL, RNIC_RWQE_CACHE, RNIC_ATOMIC_DEPTH; defaults 256, 1024, 8, 3, 8, 64 and 16) and each
+RNIC_DATA_W, RNIC_NQP, RNIC_NCQ, RNIC_NMR, RNIC_INFL_DEPTH, RNIC_TX_RING,
+RNIC_TX_FRAMES, RNIC_RWQE_CACHE, RNIC_ATOMIC_DEPTH; defaults 256, 1024, 8, 16384, 11, 64 and 16) and each
 module of rtl/ (one module per file), Yosys synthesizes the module as the
 top with the parameters rnic_top gives it (DataW, NQp, NCq, NMr, InflDepth,
-TxSlots, TxSmall, RwqeCache, AtomicDepth, or their names in rnic_tx_builder,
+TxRingBytes, TxFrames, RwqeCache, AtomicDepth, or their names in rnic_tx_builder,
 rnic_rwqe_cache and rnic_atomic_unit, where the module has them; the others keep their defaults), flattens it with the
 blocks below it, and reports the numbers below. --tables N (default 8, as
 scripts/synth_check.sh) synthesizes with N QP, CQ and MR contexts instead
