@@ -55,6 +55,15 @@
  * cycle count moves by n. Everything after is as if every edge had been
  * evaluated; RNIC_FFWD=0 turns it off, RNIC_FFWD=check evaluates every
  * skipped edge anyway and compares the whole RTL state with the skip's.
+ * A node that is quiet with idle ports while another works is left out
+ * edge by edge (a lag, from lag_from): it is neither driven nor evaluated
+ * until a frame reaches its RX, its MMIO or host memory has an event, its
+ * next_due_o comes or edges are dumped, and then takes the edges it missed
+ * as one skip edge, the one a skip decided at lag_from would have been
+ * (lag_end()); a system-wide skip takes a lag with it. Nodes meet only
+ * through the wire and between cycles through software, which reaches a
+ * node only by MMIO, so nothing sees a lagging node's stale state.
+ * RNIC_FFWD_NODE=0 turns lags off; they are never taken in check mode.
  *
  * Trace windows: every level is dumped only while dump_on_ is set, which is
  * decided once per cycle from the windows (cycle range, doorbell trigger,
@@ -173,6 +182,11 @@ struct node {
 	 * counters it predicted. */
 	std::vector<uint8_t> ff_expect;
 	uint64_t ff_credit = 0, ff_writes = 0, ff_irqs = 0;
+	/* Fast-forward of this node alone while others work: from edge
+	 * lag_from on it is not evaluated (it was quiet with idle ports, its
+	 * next_due_o then lag_due); kNoCycle: evaluated every edge. */
+	uint64_t lag_from = kNoCycle;
+	uint64_t lag_due = 0;
 };
 
 #if RNIC_VL_EDGE_EVAL
@@ -396,6 +410,10 @@ struct rnic_sim {
 	bool eval_all = false;	/* RNIC_EVAL_ALL: no clk_i = 0 evaluation left out */
 	uint64_t ff_cycles = 0, ff_skips = 0, ff_checked = 0;
 	uint64_t ff_check_from = 0, ff_check_until = 0;
+	/* A quiet node's own skips (lags) while another node works:
+	 * RNIC_FFWD_NODE=0 turns them off; node-edges they left out, lags. */
+	bool lag_on = true;
+	uint64_t lag_edges = 0, lag_runs = 0;
 
 	/* Progress on stderr (wall-clock driven, output only). */
 	double prog_interval = 0;
@@ -440,6 +458,10 @@ struct rnic_sim {
 	void sample(unsigned i, uint64_t c);
 	uint64_t skip_len(uint64_t c, uint64_t limit, uint64_t ext_next);
 	void skip_edge(uint64_t c, uint64_t n);
+	bool node_idle(unsigned i) const;
+	bool lag_may_start(unsigned i, uint64_t c) const;
+	bool lag_must_end(unsigned i, uint64_t c) const;
+	void lag_end(unsigned i, uint64_t c);
 	void init_inputs(unsigned i);
 	void add_node(unsigned i);
 };
@@ -603,11 +625,15 @@ static void env_progress(rnic_sim *sim)
 		rnic_sim_progress(sim, sec);
 }
 
-/* RNIC_FFWD: 0 off, check, anything else (or unset) on. */
+/* RNIC_FFWD: 0 off, check, anything else (or unset) on; RNIC_FFWD_NODE=0:
+ * no node fast-forwards alone (lags). */
 static void env_ffwd(rnic_sim *sim)
 {
-	const char *s = std::getenv("RNIC_FFWD");
+	const char *s = std::getenv("RNIC_FFWD_NODE");
 
+	if (s && !std::strcmp(s, "0"))
+		sim->lag_on = false;
+	s = std::getenv("RNIC_FFWD");
 	if (!s || !*s)
 		return;
 	if (!std::strcmp(s, "0"))
@@ -905,6 +931,11 @@ void rnic_sim::settle(unsigned i, uint64_t c)
 	node &nd = *nodes[i];
 	Vrnic_top &t = *nd.top;
 
+	if (nd.lag_from != kNoCycle) {
+		if (!lag_must_end(i, c))
+			return;
+		lag_end(i, c);
+	}
 	nd.mem.drive(t, c);
 	nd.io.drive(t, c);
 	net.drive(i, t);
@@ -945,6 +976,16 @@ uint64_t rnic_sim::decide(uint64_t c, uint64_t limit, uint64_t ext_next)
 			steps = 1;
 		}
 	}
+	/* Edge by edge: a quiet node with idle ports waits out its edges
+	 * while the others run (a lag), and takes them as one skip when
+	 * something reaches it or falls due (lag_end()). */
+	for (unsigned i = 0; steps == 1 && i < n; i++) {
+		if (nodes[i] && nodes[i]->lag_from == kNoCycle && lag_may_start(i, c)) {
+			nodes[i]->lag_from = c;
+			nodes[i]->lag_due = nodes[i]->top->next_due_o;
+			lag_runs++;
+		}
+	}
 	cycle = c + steps;
 	return steps;
 }
@@ -954,6 +995,8 @@ void rnic_sim::edge(unsigned i, uint64_t c)
 {
 	Vrnic_top &t = *nodes[i]->top;
 
+	if (nodes[i]->lag_from != kNoCycle)
+		return;
 	sample(i, c);
 	t.clk_i = 1;
 	if (eval_all)
@@ -997,17 +1040,76 @@ uint64_t rnic_sim::skip_len(uint64_t c, uint64_t limit, uint64_t ext_next)
 		if (!nodes[i])
 			continue;
 		const node &nd = *nodes[i];
-		const Vrnic_top &t = *nd.top;
 
-		if (!t.quiet_o || t.mmio_valid_i || t.dma_rd_rsp_valid_i || t.rx_valid_i ||
-		    t.dma_rd_req_valid_o || t.dma_wr_valid_o || t.tx_valid_o || t.irq_valid_o ||
-		    t.ev_valid_o || t.ev_place_o || t.mmio_rvalid_o || net.rx_pending(i))
+		if (!node_idle(i))
 			return 1;
-		end = std::min(end, c + t.next_due_o);
+		/* A lagging node's outputs are still those of its lag's start. */
+		if (nd.lag_from != kNoCycle)
+			end = std::min(end, nd.lag_from + nd.lag_due);
+		else
+			end = std::min(end, c + nd.top->next_due_o);
 		end = std::min(end, nd.mem.next_event());
 		end = std::min(end, nd.io.next_event());
 	}
 	return end >= c + kMinSkip ? end - c : 1;
+}
+
+/* Node @i, settled, is quiet with idle ports: its edges from here on
+ * change nothing but its free-running counters until something reaches it
+ * or its next_due_o comes. */
+bool rnic_sim::node_idle(unsigned i) const
+{
+	const Vrnic_top &t = *nodes[i]->top;
+
+	return t.quiet_o && !t.mmio_valid_i && !t.dma_rd_rsp_valid_i && !t.rx_valid_i &&
+	       !t.dma_rd_req_valid_o && !t.dma_wr_valid_o && !t.tx_valid_o && !t.irq_valid_o &&
+	       !t.ev_valid_o && !t.ev_place_o && !t.mmio_rvalid_o && !net.rx_pending(i);
+}
+
+/* Whether node @i may leave out edge @c and the ones after it (a lag): it
+ * is idle, nothing of its own is due within kMinSkip edges, nothing is
+ * dumped and it is not on a fabric (whose promises assume every hosted
+ * node at the process's cycle). */
+bool rnic_sim::lag_may_start(unsigned i, uint64_t c) const
+{
+	const node &nd = *nodes[i];
+
+	return lag_on && ffwd == kFfOn && !dump_on && !on_fabric() && nd.msis.empty() &&
+	       node_idle(i) && nd.top->next_due_o >= kMinSkip &&
+	       nd.mem.next_event() >= c + kMinSkip && nd.io.next_event() >= c + kMinSkip;
+}
+
+/* Whether lagging node @i must take edge @c itself: something reaches its
+ * ports at @c (a frame, an MMIO request, a DMA beat or a write becoming
+ * visible), its next_due_o has come, or edges are dumped or checked. */
+bool rnic_sim::lag_must_end(unsigned i, uint64_t c) const
+{
+	const node &nd = *nodes[i];
+
+	return !lag_on || ffwd != kFfOn || dump_on || net.rx_pending(i) ||
+	       nd.mem.next_event() <= c || nd.io.next_event() <= c ||
+	       c - nd.lag_from >= nd.lag_due;
+}
+
+/* Node @i takes the edges of its lag, lag_from to @c - 1, as one edge with
+ * skip_i set, as a fast-forward skip decided at lag_from would have; edge
+ * @c follows as usual. */
+void rnic_sim::lag_end(unsigned i, uint64_t c)
+{
+	node &nd = *nodes[i];
+	Vrnic_top &t = *nd.top;
+	const uint64_t k = c - nd.lag_from;
+
+	nd.lag_from = kNoCycle;
+	t.skip_i = 1;
+	t.skip_cycles_i = (uint32_t)k;
+	t.clk_i = 1;
+	t.eval();
+	t.skip_i = 0;
+	t.skip_cycles_i = 0;
+	nd.ico_skip = true;
+	nd.mem.skip(k);
+	lag_edges += k;
 }
 
 /* Edge @c standing for @n edges, on every node. In check mode the state it
@@ -1016,25 +1118,30 @@ void rnic_sim::skip_edge(uint64_t c, uint64_t n)
 {
 	std::vector<uint8_t> before;
 
-	(void)c;
 	for (unsigned i = 0; i < this->n; i++) {
 		if (!nodes[i])
 			continue;
 		node &nd = *nodes[i];
 		Vrnic_top &t = *nd.top;
 		std::pair<uint8_t *, size_t> st = rtl_state(t);
+		/* A lagging node (never in check mode) takes its lag with it. */
+		const uint64_t k = nd.lag_from != kNoCycle ? c - nd.lag_from + n : n;
 
+		if (nd.lag_from != kNoCycle) {
+			lag_edges += c - nd.lag_from;
+			nd.lag_from = kNoCycle;
+		}
 		if (ffwd == kFfCheck)
 			before.assign(st.first, st.first + st.second);
 		t.skip_i = 1;
-		t.skip_cycles_i = (uint32_t)n;
+		t.skip_cycles_i = (uint32_t)k;
 		t.clk_i = 1;
 		t.eval();
 		t.skip_i = 0;
 		t.skip_cycles_i = 0;
 		if (ffwd != kFfCheck) {
 			nd.ico_skip = true;
-			nd.mem.skip(n);
+			nd.mem.skip(k);
 			continue;
 		}
 		/* Settle without the skip inputs, as after an ordinary edge. */
@@ -1286,11 +1393,12 @@ static void ffwd_stats(const rnic_sim *sim)
 	if (!sim || !e || !*e || !std::strcmp(e, "0"))
 		return;
 	std::fprintf(stderr, "rnic model: fast-forward %s: %llu of %llu cycles in %llu skips"
-		     " (%llu checked)\n",
+		     " (%llu checked); nodes alone: %llu node-edges in %llu lags\n",
 		     sim->ffwd == rnic_sim::kFfOff ? "off" :
 		     sim->ffwd == rnic_sim::kFfCheck ? "check" : "on",
 		     (unsigned long long)sim->ff_cycles, (unsigned long long)sim->cycle,
-		     (unsigned long long)sim->ff_skips, (unsigned long long)sim->ff_checked);
+		     (unsigned long long)sim->ff_skips, (unsigned long long)sim->ff_checked,
+		     (unsigned long long)sim->lag_edges, (unsigned long long)sim->lag_runs);
 }
 
 static void global_fini(void)
