@@ -78,13 +78,15 @@ public:
 	/* The cycles after the one just driven, up to @n - 1 of them, passed
 	 * without any handshake: only the bandwidth credit refills. */
 	void skip(uint64_t n) { credit_ = credit_after(n); }
-	uint64_t credit_after(uint64_t n) const
+	uint64_t credit_after(uint64_t n) const { return credit_after(credit_, n); }
+	/* The same from a credit of @from (what it was when a lag began). */
+	uint64_t credit_after(uint64_t from, uint64_t n) const
 	{
 		if (n <= 1)
-			return credit_;
+			return from;
 		if (n - 1 >= credit_cap_)	/* at least a byte per cycle */
 			return credit_cap_;
-		return std::min(credit_cap_, credit_ + (n - 1) * cfg_.bytes_per_cycle);
+		return std::min(credit_cap_, from + (n - 1) * cfg_.bytes_per_cycle);
 	}
 	uint64_t credit() const { return credit_; }
 	/* The cycle after whose edge the oldest queued write becomes visible. */

@@ -63,7 +63,8 @@
  * (lag_end()); a system-wide skip takes a lag with it. Nodes meet only
  * through the wire and between cycles through software, which reaches a
  * node only by MMIO, so nothing sees a lagging node's stale state.
- * RNIC_FFWD_NODE=0 turns lags off; they are never taken in check mode.
+ * RNIC_FFWD_NODE=0 turns lags off; in check mode a lag is a shadow (the node
+ * is evaluated all the same) whose end compares the state with the skip's.
  *
  * Trace windows: every level is dumped only while dump_on_ is set, which is
  * decided once per cycle from the windows (cycle range, doorbell trigger,
@@ -187,6 +188,12 @@ struct node {
 	 * next_due_o then lag_due); kNoCycle: evaluated every edge. */
 	uint64_t lag_from = kNoCycle;
 	uint64_t lag_due = 0;
+	/* RNIC_FFWD=check: the lag is a shadow (the node is evaluated all the
+	 * same) and its end compares the edges' state with the skip from the
+	 * state and host memory credit it began with. */
+	bool lag_shadow = false;
+	std::vector<uint8_t> lag_state;
+	uint64_t lag_credit = 0;
 };
 
 #if RNIC_VL_EDGE_EVAL
@@ -413,7 +420,7 @@ struct rnic_sim {
 	/* A quiet node's own skips (lags) while another node works:
 	 * RNIC_FFWD_NODE=0 turns them off; node-edges they left out, lags. */
 	bool lag_on = true;
-	uint64_t lag_edges = 0, lag_runs = 0;
+	uint64_t lag_edges = 0, lag_runs = 0, lag_checked = 0;
 
 	/* Progress on stderr (wall-clock driven, output only). */
 	double prog_interval = 0;
@@ -462,6 +469,7 @@ struct rnic_sim {
 	bool lag_may_start(unsigned i, uint64_t c) const;
 	bool lag_must_end(unsigned i, uint64_t c) const;
 	void lag_end(unsigned i, uint64_t c);
+	void lag_check(unsigned i, uint64_t c);
 	void init_inputs(unsigned i);
 	void add_node(unsigned i);
 };
@@ -932,9 +940,14 @@ void rnic_sim::settle(unsigned i, uint64_t c)
 	Vrnic_top &t = *nd.top;
 
 	if (nd.lag_from != kNoCycle) {
-		if (!lag_must_end(i, c))
+		if (lag_must_end(i, c)) {
+			if (nd.lag_shadow)
+				lag_check(i, c);
+			else
+				lag_end(i, c);
+		} else if (!nd.lag_shadow) {
 			return;
-		lag_end(i, c);
+		}
 	}
 	nd.mem.drive(t, c);
 	nd.io.drive(t, c);
@@ -980,11 +993,20 @@ uint64_t rnic_sim::decide(uint64_t c, uint64_t limit, uint64_t ext_next)
 	 * while the others run (a lag), and takes them as one skip when
 	 * something reaches it or falls due (lag_end()). */
 	for (unsigned i = 0; steps == 1 && i < n; i++) {
-		if (nodes[i] && nodes[i]->lag_from == kNoCycle && lag_may_start(i, c)) {
-			nodes[i]->lag_from = c;
-			nodes[i]->lag_due = nodes[i]->top->next_due_o;
-			lag_runs++;
+		if (!nodes[i] || nodes[i]->lag_from != kNoCycle || !lag_may_start(i, c))
+			continue;
+		node &nd = *nodes[i];
+
+		nd.lag_from = c;
+		nd.lag_due = nd.top->next_due_o;
+		nd.lag_shadow = ffwd == kFfCheck;
+		if (nd.lag_shadow) {
+			std::pair<uint8_t *, size_t> st = rtl_state(*nd.top);
+
+			nd.lag_state.assign(st.first, st.first + st.second);
+			nd.lag_credit = nd.mem.credit();
 		}
+		lag_runs++;
 	}
 	cycle = c + steps;
 	return steps;
@@ -995,7 +1017,7 @@ void rnic_sim::edge(unsigned i, uint64_t c)
 {
 	Vrnic_top &t = *nodes[i]->top;
 
-	if (nodes[i]->lag_from != kNoCycle)
+	if (nodes[i]->lag_from != kNoCycle && !nodes[i]->lag_shadow)
 		return;
 	sample(i, c);
 	t.clk_i = 1;
@@ -1044,7 +1066,7 @@ uint64_t rnic_sim::skip_len(uint64_t c, uint64_t limit, uint64_t ext_next)
 		if (!node_idle(i))
 			return 1;
 		/* A lagging node's outputs are still those of its lag's start. */
-		if (nd.lag_from != kNoCycle)
+		if (nd.lag_from != kNoCycle && !nd.lag_shadow)
 			end = std::min(end, nd.lag_from + nd.lag_due);
 		else
 			end = std::min(end, c + nd.top->next_due_o);
@@ -1074,7 +1096,8 @@ bool rnic_sim::lag_may_start(unsigned i, uint64_t c) const
 {
 	const node &nd = *nodes[i];
 
-	return lag_on && ffwd == kFfOn && !dump_on && !on_fabric() && nd.msis.empty() &&
+	return lag_on && (ffwd == kFfOn || (ffwd == kFfCheck && !ff_check_until)) && !dump_on &&
+	       !on_fabric() && nd.msis.empty() &&
 	       node_idle(i) && nd.top->next_due_o >= kMinSkip &&
 	       nd.mem.next_event() >= c + kMinSkip && nd.io.next_event() >= c + kMinSkip;
 }
@@ -1086,7 +1109,8 @@ bool rnic_sim::lag_must_end(unsigned i, uint64_t c) const
 {
 	const node &nd = *nodes[i];
 
-	return !lag_on || ffwd != kFfOn || dump_on || net.rx_pending(i) ||
+	return !lag_on || ffwd == kFfOff || nd.lag_shadow != (ffwd == kFfCheck) || dump_on ||
+	       net.rx_pending(i) ||
 	       nd.mem.next_event() <= c || nd.io.next_event() <= c ||
 	       c - nd.lag_from >= nd.lag_due;
 }
@@ -1112,6 +1136,55 @@ void rnic_sim::lag_end(unsigned i, uint64_t c)
 	lag_edges += k;
 }
 
+/* Check mode: node @i was evaluated over the edges of its shadow lag,
+ * lag_from to @c - 1; its state now must be what the skip lag_end() takes
+ * gives from the state and credit the lag began with. */
+void rnic_sim::lag_check(unsigned i, uint64_t c)
+{
+	node &nd = *nodes[i];
+	Vrnic_top &t = *nd.top;
+	const uint64_t k = c - nd.lag_from;
+	std::pair<uint8_t *, size_t> st = rtl_state(t);
+	std::vector<uint8_t> real(st.first, st.first + st.second);
+	/* Whether a scheduler region ran says nothing about values. */
+	const uint8_t *act = reinterpret_cast<const uint8_t *>(&t.rootp->__Vm_traceActivity);
+	const size_t act_off = (size_t)(act - st.first);
+	const size_t act_len = sizeof(t.rootp->__Vm_traceActivity);
+	const uint64_t credit = nd.mem.credit_after(nd.lag_credit, k);
+	size_t bad = ~(size_t)0, nbad = 0;
+
+	std::memcpy(st.first, nd.lag_state.data(), st.second);
+	t.skip_i = 1;
+	t.skip_cycles_i = (uint32_t)k;
+	t.clk_i = 1;
+	t.eval();
+	t.skip_i = 0;
+	t.skip_cycles_i = 0;
+	t.eval();	/* settled without the skip inputs, as after an edge */
+	std::memcpy(st.first + act_off, real.data() + act_off, act_len);
+	for (size_t b = 0; b < st.second; b++) {
+		if (st.first[b] != real[b]) {
+			if (bad == ~(size_t)0)
+				bad = b;
+			nbad++;
+		}
+	}
+	std::memcpy(st.first, real.data(), st.second);
+	if (nbad || credit != nd.mem.credit()) {
+		std::fprintf(stderr, "rnic model: fast-forward check: node %u: its lag over edges "
+			     "[%llu, %llu) differs from evaluating them: %zu RTL state bytes (first "
+			     "at offset %zu of %zu), credit %llu/%llu\n", i,
+			     (unsigned long long)nd.lag_from, (unsigned long long)c, nbad,
+			     nbad ? bad : 0, st.second, (unsigned long long)credit,
+			     (unsigned long long)nd.mem.credit());
+		std::abort();
+	}
+	nd.lag_from = kNoCycle;
+	nd.lag_shadow = false;
+	lag_edges += k;
+	lag_checked++;
+}
+
 /* Edge @c standing for @n edges, on every node. In check mode the state it
  * leaves is kept as the expectation and the state before it restored. */
 void rnic_sim::skip_edge(uint64_t c, uint64_t n)
@@ -1124,10 +1197,12 @@ void rnic_sim::skip_edge(uint64_t c, uint64_t n)
 		node &nd = *nodes[i];
 		Vrnic_top &t = *nd.top;
 		std::pair<uint8_t *, size_t> st = rtl_state(t);
-		/* A lagging node (never in check mode) takes its lag with it. */
-		const uint64_t k = nd.lag_from != kNoCycle ? c - nd.lag_from + n : n;
+		/* A lagging node takes its lag with it (a shadow lag of check
+		 * mode goes on: its node is evaluated). */
+		const bool lag = nd.lag_from != kNoCycle && !nd.lag_shadow;
+		const uint64_t k = lag ? c - nd.lag_from + n : n;
 
-		if (nd.lag_from != kNoCycle) {
+		if (lag) {
 			lag_edges += c - nd.lag_from;
 			nd.lag_from = kNoCycle;
 		}
@@ -1393,12 +1468,13 @@ static void ffwd_stats(const rnic_sim *sim)
 	if (!sim || !e || !*e || !std::strcmp(e, "0"))
 		return;
 	std::fprintf(stderr, "rnic model: fast-forward %s: %llu of %llu cycles in %llu skips"
-		     " (%llu checked); nodes alone: %llu node-edges in %llu lags\n",
+		     " (%llu checked); nodes alone: %llu node-edges in %llu lags (%llu checked)\n",
 		     sim->ffwd == rnic_sim::kFfOff ? "off" :
 		     sim->ffwd == rnic_sim::kFfCheck ? "check" : "on",
 		     (unsigned long long)sim->ff_cycles, (unsigned long long)sim->cycle,
 		     (unsigned long long)sim->ff_skips, (unsigned long long)sim->ff_checked,
-		     (unsigned long long)sim->lag_edges, (unsigned long long)sim->lag_runs);
+		     (unsigned long long)sim->lag_edges, (unsigned long long)sim->lag_runs,
+		     (unsigned long long)sim->lag_checked);
 }
 
 static void global_fini(void)
