@@ -295,6 +295,38 @@ static std::pair<uint8_t *, size_t> rtl_state(Vrnic_top &t)
 	return {b, (size_t)(e - b)};
 }
 
+/* One edge with skip_i set, standing for @k edges (clk_i rises). */
+static void eval_skip(Vrnic_top &t, uint64_t k)
+{
+	t.skip_i = 1;
+	t.skip_cycles_i = (uint32_t)k;
+	t.clk_i = 1;
+	t.eval();
+	t.skip_i = 0;
+	t.skip_cycles_i = 0;
+}
+
+/* How many bytes of @t's RTL state differ from @expect, the first in
+ * @first; the scheduler's activity flags are left out (whether a region
+ * ran says nothing about values). */
+static size_t state_diff(Vrnic_top &t, const uint8_t *expect, size_t *first)
+{
+	std::pair<uint8_t *, size_t> st = rtl_state(t);
+	const uint8_t *act = reinterpret_cast<const uint8_t *>(&t.rootp->__Vm_traceActivity);
+	const size_t a0 = (size_t)(act - st.first);
+	const size_t a1 = a0 + sizeof(t.rootp->__Vm_traceActivity);
+	size_t n = 0;
+
+	*first = 0;
+	for (size_t b = 0; b < st.second; b++) {
+		if ((b >= a0 && b < a1) || st.first[b] == expect[b])
+			continue;
+		if (!n++)
+			*first = b;
+	}
+	return n;
+}
+
 unsigned warn_budget = 20;
 
 } /* namespace */
@@ -1125,12 +1157,7 @@ void rnic_sim::lag_end(unsigned i, uint64_t c)
 	const uint64_t k = c - nd.lag_from;
 
 	nd.lag_from = kNoCycle;
-	t.skip_i = 1;
-	t.skip_cycles_i = (uint32_t)k;
-	t.clk_i = 1;
-	t.eval();
-	t.skip_i = 0;
-	t.skip_cycles_i = 0;
+	eval_skip(t, k);
 	nd.ico_skip = true;
 	nd.mem.skip(k);
 	lag_edges += k;
@@ -1146,36 +1173,20 @@ void rnic_sim::lag_check(unsigned i, uint64_t c)
 	const uint64_t k = c - nd.lag_from;
 	std::pair<uint8_t *, size_t> st = rtl_state(t);
 	std::vector<uint8_t> real(st.first, st.first + st.second);
-	/* Whether a scheduler region ran says nothing about values. */
-	const uint8_t *act = reinterpret_cast<const uint8_t *>(&t.rootp->__Vm_traceActivity);
-	const size_t act_off = (size_t)(act - st.first);
-	const size_t act_len = sizeof(t.rootp->__Vm_traceActivity);
 	const uint64_t credit = nd.mem.credit_after(nd.lag_credit, k);
-	size_t bad = ~(size_t)0, nbad = 0;
+	size_t bad, nbad;
 
 	std::memcpy(st.first, nd.lag_state.data(), st.second);
-	t.skip_i = 1;
-	t.skip_cycles_i = (uint32_t)k;
-	t.clk_i = 1;
-	t.eval();
-	t.skip_i = 0;
-	t.skip_cycles_i = 0;
+	eval_skip(t, k);
 	t.eval();	/* settled without the skip inputs, as after an edge */
-	std::memcpy(st.first + act_off, real.data() + act_off, act_len);
-	for (size_t b = 0; b < st.second; b++) {
-		if (st.first[b] != real[b]) {
-			if (bad == ~(size_t)0)
-				bad = b;
-			nbad++;
-		}
-	}
+	nbad = state_diff(t, real.data(), &bad);
 	std::memcpy(st.first, real.data(), st.second);
 	if (nbad || credit != nd.mem.credit()) {
 		std::fprintf(stderr, "rnic model: fast-forward check: node %u: its lag over edges "
 			     "[%llu, %llu) differs from evaluating them: %zu RTL state bytes (first "
 			     "at offset %zu of %zu), credit %llu/%llu\n", i,
 			     (unsigned long long)nd.lag_from, (unsigned long long)c, nbad,
-			     nbad ? bad : 0, st.second, (unsigned long long)credit,
+			     bad, st.second, (unsigned long long)credit,
 			     (unsigned long long)nd.mem.credit());
 		std::abort();
 	}
@@ -1208,12 +1219,7 @@ void rnic_sim::skip_edge(uint64_t c, uint64_t n)
 		}
 		if (ffwd == kFfCheck)
 			before.assign(st.first, st.first + st.second);
-		t.skip_i = 1;
-		t.skip_cycles_i = (uint32_t)k;
-		t.clk_i = 1;
-		t.eval();
-		t.skip_i = 0;
-		t.skip_cycles_i = 0;
+		eval_skip(t, k);
 		if (ffwd != kFfCheck) {
 			nd.ico_skip = true;
 			nd.mem.skip(k);
@@ -1241,27 +1247,16 @@ void rnic_sim::ff_compare()
 		node &nd = *nodes[i];
 		Vrnic_top &t = *nd.top;
 		std::pair<uint8_t *, size_t> st = rtl_state(t);
-		/* Whether a scheduler region ran says nothing about values. */
-		const uint8_t *act = reinterpret_cast<const uint8_t *>(&t.rootp->__Vm_traceActivity);
-		const size_t act_off = (size_t)(act - st.first);
-		const size_t act_len = sizeof(t.rootp->__Vm_traceActivity);
-		size_t bad = ~(size_t)0, nbad = 0;
+		size_t bad;
+		const size_t nbad = state_diff(t, nd.ff_expect.data(), &bad);
 
-		std::memcpy(nd.ff_expect.data() + act_off, act, act_len);
-		for (size_t k = 0; k < st.second; k++) {
-			if (st.first[k] != nd.ff_expect[k]) {
-				if (bad == ~(size_t)0)
-					bad = k;
-				nbad++;
-			}
-		}
 		if (nbad || nd.mem.credit() != nd.ff_credit || nd.mem.writes() != nd.ff_writes ||
 		    nd.irqs != nd.ff_irqs) {
 			std::fprintf(stderr, "rnic model: fast-forward check: node %u: skipping edges "
 				     "[%llu, %llu) differs from evaluating them: %zu RTL state bytes "
 				     "(first at offset %zu of %zu), credit %llu/%llu, writes %llu/%llu, "
 				     "irqs %llu/%llu\n", i, (unsigned long long)ff_check_from,
-				     (unsigned long long)ff_check_until, nbad, nbad ? bad : 0,
+				     (unsigned long long)ff_check_until, nbad, bad,
 				     st.second, (unsigned long long)nd.ff_credit,
 				     (unsigned long long)nd.mem.credit(),
 				     (unsigned long long)nd.ff_writes,
