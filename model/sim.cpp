@@ -194,6 +194,8 @@ struct node {
 	bool lag_shadow = false;
 	std::vector<uint8_t> lag_state;
 	uint64_t lag_credit = 0;
+	/* Left out now (a lag that is not a shadow). */
+	bool lagging() const { return lag_from != kNoCycle && !lag_shadow; }
 };
 
 #if RNIC_VL_EDGE_EVAL
@@ -1049,7 +1051,7 @@ void rnic_sim::edge(unsigned i, uint64_t c)
 {
 	Vrnic_top &t = *nodes[i]->top;
 
-	if (nodes[i]->lag_from != kNoCycle && !nodes[i]->lag_shadow)
+	if (nodes[i]->lagging())
 		return;
 	sample(i, c);
 	t.clk_i = 1;
@@ -1098,7 +1100,7 @@ uint64_t rnic_sim::skip_len(uint64_t c, uint64_t limit, uint64_t ext_next)
 		if (!node_idle(i))
 			return 1;
 		/* A lagging node's outputs are still those of its lag's start. */
-		if (nd.lag_from != kNoCycle && !nd.lag_shadow)
+		if (nd.lagging())
 			end = std::min(end, nd.lag_from + nd.lag_due);
 		else
 			end = std::min(end, c + nd.top->next_due_o);
@@ -1210,7 +1212,7 @@ void rnic_sim::skip_edge(uint64_t c, uint64_t n)
 		std::pair<uint8_t *, size_t> st = rtl_state(t);
 		/* A lagging node takes its lag with it (a shadow lag of check
 		 * mode goes on: its node is evaluated). */
-		const bool lag = nd.lag_from != kNoCycle && !nd.lag_shadow;
+		const bool lag = nd.lagging();
 		const uint64_t k = lag ? c - nd.lag_from + n : n;
 
 		if (lag) {
