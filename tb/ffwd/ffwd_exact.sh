@@ -12,7 +12,8 @@
 # RNIC_FFWD value a benchmark prints left out), and the default run skipped
 # cycles (else nothing was shown). The default run also lets a quiet node
 # lag while the other works (its edges taken later as one skip); the
-# summary says how many node-edges it left out so.
+# summary says how many node-edges it left out so, and FFWD_EXACT_LAGS=1
+# requires some (else the lags were not shown).
 #
 # FFWD_EXACT_MODE=check: the second run is RNIC_FFWD=check, which evaluates
 # every skipped edge as well and aborts unless the RTL state after them is
@@ -67,6 +68,10 @@ if [ "$pc" != "$fc" ]; then
 fi
 if [ "$fs" = 0 ]; then
 	echo "ffwd_exact: nothing was skipped"
+	fail=1
+fi
+if [ "${FFWD_EXACT_LAGS:-0}" = 1 ] && [ "${fl:-0}" = 0 ]; then
+	echo "ffwd_exact: no node lagged"
 	fail=1
 fi
 # A program that posts no WR writes no timeline.
