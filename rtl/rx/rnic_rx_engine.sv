@@ -232,6 +232,48 @@ module rnic_rx_engine #(
   (* nomem2reg *) logic rw_v_q [NQp];            // a rewind to rw_psn_q is under way
   (* nomem2reg *) logic [23:0] rw_psn_q [NQp];
 
+  // One engine write port per table. The engine writes only the entry of
+  // its current QP (q; an SRQ table that of the QP's SRQ, sn), and does so
+  // through a one-entry write buffer per table: the value goes to *_wd_q
+  // (*_wv_q set) and reaches the RAM in the next cycle, at the address the
+  // cycle before had (wa_q, swa_q). Reads of the current entry (*_cur) see
+  // a buffered value first. Each table then has two write ports (the
+  // buffer's and the context writes', which come last and win) instead of
+  // one per write in the state machine.
+  logic [QpW-1:0] wa_q, swa_q;
+  logic epsn_wv_q;
+  logic [23:0] epsn_wd_q, epsn_cur;
+  logic msn_wv_q;
+  logic [23:0] msn_wd_q, msn_cur;
+  logic rq_ci_wv_q;
+  logic [15:0] rq_ci_wd_q, rq_ci_cur;
+  logic rmsg_off_wv_q;
+  logic [31:0] rmsg_off_wd_q, rmsg_off_cur;
+  logic wr_va_wv_q;
+  logic [63:0] wr_va_wd_q, wr_va_cur;
+  logic wr_left_wv_q;
+  logic [31:0] wr_left_wd_q, wr_left_cur;
+  logic seq_wv_q;
+  logic [1:0] seq_wd_q, seq_cur;
+  logic rwqe_wv_q;
+  logic [15:0] rwqe_wd_q, rwqe_cur;
+  logic rwqe_v_wv_q;
+  logic rwqe_v_wd_q, rwqe_v_cur;
+  logic nak_sent_wv_q;
+  logic nak_sent_wd_q, nak_sent_cur;
+  logic una_wv_q;
+  logic [23:0] una_wd_q, una_cur;
+  logic rc_used_wv_q;
+  logic [2:0] rc_used_wd_q, rc_used_cur;
+  logic rnr_used_wv_q;
+  logic [2:0] rnr_used_wd_q, rnr_used_cur;
+  logic rw_v_wv_q;
+  logic rw_v_wd_q, rw_v_cur;
+  logic srq_ci_wv_q;
+  logic [15:0] srq_ci_wd_q, srq_ci_cur;
+  logic srq_armed_wv_q;
+  logic srq_armed_wd_q, srq_armed_cur;
+
   localparam logic [1:0] SeqIdle = 2'd0;
   localparam logic [1:0] SeqSend = 2'd1;
   localparam logic [1:0] SeqWrite = 2'd2;
@@ -279,7 +321,22 @@ module rnic_rx_engine #(
   logic [23:0] qpn_q;
   logic [QpW-1:0] q;
   assign q = qpn_q[QpW-1:0];
-  assign query_rq_psn_o = epsn_q[query_idx_i[QpW-1:0]];
+  assign epsn_cur = (epsn_wv_q && (wa_q == q)) ? epsn_wd_q : epsn_q[q];
+  assign msn_cur = (msn_wv_q && (wa_q == q)) ? msn_wd_q : msn_q[q];
+  assign rq_ci_cur = (rq_ci_wv_q && (wa_q == q)) ? rq_ci_wd_q : rq_ci_q[q];
+  assign rmsg_off_cur = (rmsg_off_wv_q && (wa_q == q)) ? rmsg_off_wd_q : rmsg_off_q[q];
+  assign wr_va_cur = (wr_va_wv_q && (wa_q == q)) ? wr_va_wd_q : wr_va_q[q];
+  assign wr_left_cur = (wr_left_wv_q && (wa_q == q)) ? wr_left_wd_q : wr_left_q[q];
+  assign seq_cur = (seq_wv_q && (wa_q == q)) ? seq_wd_q : seq_q[q];
+  assign rwqe_cur = (rwqe_wv_q && (wa_q == q)) ? rwqe_wd_q : rwqe_q[q];
+  assign rwqe_v_cur = (rwqe_v_wv_q && (wa_q == q)) ? rwqe_v_wd_q : rwqe_v_q[q];
+  assign nak_sent_cur = (nak_sent_wv_q && (wa_q == q)) ? nak_sent_wd_q : nak_sent_q[q];
+  assign una_cur = (una_wv_q && (wa_q == q)) ? una_wd_q : una_q[q];
+  assign rc_used_cur = (rc_used_wv_q && (wa_q == q)) ? rc_used_wd_q : rc_used_q[q];
+  assign rnr_used_cur = (rnr_used_wv_q && (wa_q == q)) ? rnr_used_wd_q : rnr_used_q[q];
+  assign rw_v_cur = (rw_v_wv_q && (wa_q == q)) ? rw_v_wd_q : rw_v_q[q];
+  assign query_rq_psn_o = (epsn_wv_q && (wa_q == query_idx_i[QpW-1:0])) ? epsn_wd_q :
+                          epsn_q[query_idx_i[QpW-1:0]];
   assign ctx_idx_o = qpn_q;
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
@@ -475,7 +532,7 @@ module rnic_rx_engine #(
   assign chk_key = chk_sge ? sge_key : chk_cont ? wr_rkey_q[q] : d_q.reth_rkey;
   logic [33:0] sge_off;   // where in the SGE this packet's bytes start
   assign sge_off = s_lo - acc_q;
-  assign chk_va = chk_sge ? sge_va + {30'd0, sge_off} : chk_cont ? wr_va_q[q] : d_q.reth_va;
+  assign chk_va = chk_sge ? sge_va + {30'd0, sge_off} : chk_cont ? wr_va_cur : d_q.reth_va;
   assign chk_len = chk_sge ? 32'(s_hi - s_lo) : is_atomic ? 32'd8 :
                    chk_cont ? {19'd0, d_q.pay_len} : d_q.reth_len;
   assign chk_acc = chk_sge ? 4'b0001 : is_read_req ? 4'b0100 : is_atomic ? 4'b1000 : 4'b0010;
@@ -550,9 +607,9 @@ module rnic_rx_engine #(
   assign req_state_ok = (ctx.state == rnic_pkg::QpsRtr) || resp_state_ok;
 
   logic [23:0] epsn;
-  assign epsn = epsn_q[q];
+  assign epsn = epsn_cur;
   logic rq_empty;
-  assign rq_empty = (rq_ci_q[q] == rq_pi_q[q]);
+  assign rq_empty = (rq_ci_cur == rq_pi_q[q]);
 
   // The receive WQE of a message: from the QP's RQ, or from its SRQ, where
   // a message takes one at its first packet (rwqe_q) so that packets of
@@ -566,14 +623,16 @@ module rnic_rx_engine #(
   logic [QpW-1:0] sn;
   assign use_srq = ctx.use_srq;
   assign sn = ctx.srqn[QpW-1:0];
+  assign srq_ci_cur = (srq_ci_wv_q && (swa_q == sn)) ? srq_ci_wd_q : srq_ci_q[sn];
+  assign srq_armed_cur = (srq_armed_wv_q && (swa_q == sn)) ? srq_armed_wd_q : srq_armed_q[sn];
   logic rx_avail;
   logic [15:0] rx_next, rx_widx;
   logic [63:0] rx_wqe_addr;
   logic [15:0] rx_wqe_len;
-  assign rx_avail = use_srq ? (srq.valid && (rwqe_v_q[q] || (srq_ci_q[sn] != srq_pi_q[sn]))) :
+  assign rx_avail = use_srq ? (srq.valid && (rwqe_v_cur || (srq_ci_cur != srq_pi_q[sn]))) :
                     !rq_empty;
-  assign rx_next = use_srq ? (rwqe_v_q[q] ? rwqe_q[q] : srq_ci_q[sn]) : rq_ci_q[q];
-  assign rx_widx = use_srq ? rwqe_q[q] : rq_ci_q[q];
+  assign rx_next = use_srq ? (rwqe_v_cur ? rwqe_cur : srq_ci_cur) : rq_ci_cur;
+  assign rx_widx = use_srq ? rwqe_cur : rq_ci_cur;
   assign rx_wqe_addr = use_srq ?
       srq.base + ({48'd0, rx_next & ((16'd1 << srq.log_size) - 16'd1)} << srq.wqe_shift) :
       ctx.rq_base + ({48'd0, rx_next & ((16'd1 << ctx.rq_log_size) - 16'd1)} << ctx.rq_wqe_shift);
@@ -618,14 +677,14 @@ module rnic_rx_engine #(
   logic [15:0] rq_hf, rq_hf_off, rq_hf_lo;
   logic rq_hf_adv;
   assign rq_hf_lo = rwc_hint2_q ? 16'd2 : 16'd0;
-  assign rq_hf_off = rq_hf_q[q] - rq_ci_q[q];
-  assign rq_hf = ((rq_hf_off >= rq_hf_lo) && (rq_hf_off <= (rq_pi_q[q] - rq_ci_q[q]))) ?
-                 rq_hf_q[q] : rq_ci_q[q] + rq_hf_lo;
-  assign pf_next = use_srq ? (rwqe_v_q[q] ? srq_ci_q[sn] : srq_ci_q[sn] + 16'd1) : rq_ci_q[q] + 16'd1;
+  assign rq_hf_off = rq_hf_q[q] - rq_ci_cur;
+  assign rq_hf = ((rq_hf_off >= rq_hf_lo) && (rq_hf_off <= (rq_pi_q[q] - rq_ci_cur))) ?
+                 rq_hf_q[q] : rq_ci_cur + rq_hf_lo;
+  assign pf_next = use_srq ? (rwqe_v_cur ? srq_ci_cur : srq_ci_cur + 16'd1) : rq_ci_cur + 16'd1;
   assign pf_idx = use_srq ? (rwc_hint2_q ? pf_next + 16'd1 : pf_next) :
                   (((st_q == StRqFlush) || rwc_hint2_q) && rwc_room_i) ? rq_hf :
-                  (st_q == StRqFlush) ? rq_ci_q[q] : rwc_hint2_q ? pf_next + 16'd1 : pf_next;
-  assign pf_ci = use_srq ? srq_ci_q[sn] : rq_ci_q[q];
+                  (st_q == StRqFlush) ? rq_ci_cur : rwc_hint2_q ? pf_next + 16'd1 : pf_next;
+  assign pf_ci = use_srq ? srq_ci_cur : rq_ci_cur;
   assign pf_pi = use_srq ? srq_pi_q[sn] : rq_pi_q[q];
   // Posted and not taken: between the consumer and producer indices; an
   // RQ's within RqAhead of the head.
@@ -654,7 +713,7 @@ module rnic_rx_engine #(
   logic [7:0] rwc_cnt;
   logic rr_fetch, sq_hit, rwc_use;
   assign rr_fetch = head_resp && psn_in_head && ((op == rnic_pkg::OpAtomicAck) == head_atomic) &&
-                    (d_q.psn == una_q[q]);
+                    (d_q.psn == una_cur);
   assign rwc_first = rh_sel ? (head_atomic ? 3'd3 : 3'd2) :
                      ((st_q == StRwcWait) && rwc_sq_q) ? sge_first_q : 3'd1;
   assign rwc_cnt = (rwc_first == 3'd1) ? rwc_lk_data_i[7:0] :
@@ -698,9 +757,9 @@ module rnic_rx_engine #(
   end
   // WQEs an SRQ still holds after this message takes one
   logic [15:0] srq_left;
-  assign srq_left = srq_pi_q[sn] - srq_ci_q[sn] - 16'd1;
+  assign srq_left = srq_pi_q[sn] - srq_ci_cur - 16'd1;
   logic [1:0] seq;
-  assign seq = seq_q[q];
+  assign seq = seq_cur;
   logic seq_ok;
   assign seq_ok = is_first ? (seq == SeqIdle) :
                   is_send ? (seq == SeqSend) :
@@ -754,13 +813,13 @@ module rnic_rx_engine #(
   // a new loss and costs no retry.
   logic [23:0] imp_restart;
   logic imp_dup;
-  assign imp_restart = rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
-  assign imp_dup = rw_v_q[q] && (rw_psn_q[q] == imp_restart);
+  assign imp_restart = rnic_pkg::psn_ge(una_cur, head.first_psn) ? una_cur : head.first_psn;
+  assign imp_dup = rw_v_cur && (rw_psn_q[q] == imp_restart);
 
   // Retry limits of the QP (rnr_retry 7: no limit)
   logic retry_left, rnr_left;
-  assign retry_left = (rc_used_q[q] != ctx.retry_cnt);
-  assign rnr_left = (ctx.rnr_retry == 3'd7) || (rnr_used_q[q] != ctx.rnr_retry);
+  assign retry_left = (rc_used_cur != ctx.retry_cnt);
+  assign rnr_left = (ctx.rnr_retry == 3'd7) || (rnr_used_cur != ctx.rnr_retry);
 
   // Deferred responder actions after the placement
   logic [7:0] err_syn_q;      // NAK to send after a responder error
@@ -870,7 +929,7 @@ module rnic_rx_engine #(
   always_comb begin
     at_op.qpn = qpn_q;
     at_op.psn = d_q.psn;
-    at_op.msn = msn_q[q];
+    at_op.msn = msn_cur;
     at_op.addr = at_addr_q;
     at_op.swap = d_q.atomic_swap;
     at_op.cmp = d_q.atomic_cmp;
@@ -1006,7 +1065,7 @@ module rnic_rx_engine #(
                    !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
                    !aev_push_q && !release_o && !place_start_o && !qp_err_o && !rd_done_o;
   logic fl_more, fl_yield;
-  assign fl_more = use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]);
+  assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
   assign fl_yield = (st_q == StRqFlush) && !need_cqe_q && (fl_cnt_q == FlushBatch) &&
                     (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
   assign flp_push = fl_yield && !flp_in_q[q] && flp_in_ready;
@@ -1125,8 +1184,77 @@ module rnic_rx_engine #(
       rwc_inv_q <= 1'b0;
       rwc_sq_q <= 1'b0;
       sq_hint_q <= 1'b0;
-      sq_hint_idx_q <= '0;
+      wa_q <= '0;
+      swa_q <= '0;
+      epsn_wv_q <= 1'b0;
+      epsn_wd_q <= '0;
+      msn_wv_q <= 1'b0;
+      msn_wd_q <= '0;
+      rq_ci_wv_q <= 1'b0;
+      rq_ci_wd_q <= '0;
+      rmsg_off_wv_q <= 1'b0;
+      rmsg_off_wd_q <= '0;
+      wr_va_wv_q <= 1'b0;
+      wr_va_wd_q <= '0;
+      wr_left_wv_q <= 1'b0;
+      wr_left_wd_q <= '0;
+      seq_wv_q <= 1'b0;
+      seq_wd_q <= '0;
+      rwqe_wv_q <= 1'b0;
+      rwqe_wd_q <= '0;
+      rwqe_v_wv_q <= 1'b0;
+      rwqe_v_wd_q <= '0;
+      nak_sent_wv_q <= 1'b0;
+      nak_sent_wd_q <= '0;
+      una_wv_q <= 1'b0;
+      una_wd_q <= '0;
+      rc_used_wv_q <= 1'b0;
+      rc_used_wd_q <= '0;
+      rnr_used_wv_q <= 1'b0;
+      rnr_used_wd_q <= '0;
+      rw_v_wv_q <= 1'b0;
+      rw_v_wd_q <= '0;
+      srq_ci_wv_q <= 1'b0;
+      srq_ci_wd_q <= '0;
+      srq_armed_wv_q <= 1'b0;
+      srq_armed_wd_q <= '0;
     end else begin
+      // The write buffers reach their tables (before the context writes,
+      // which win); the buffers then take this cycle's writes.
+      wa_q <= q;
+      swa_q <= sn;
+      if (epsn_wv_q) epsn_q[wa_q] <= epsn_wd_q;
+      if (msn_wv_q) msn_q[wa_q] <= msn_wd_q;
+      if (rq_ci_wv_q) rq_ci_q[wa_q] <= rq_ci_wd_q;
+      if (rmsg_off_wv_q) rmsg_off_q[wa_q] <= rmsg_off_wd_q;
+      if (wr_va_wv_q) wr_va_q[wa_q] <= wr_va_wd_q;
+      if (wr_left_wv_q) wr_left_q[wa_q] <= wr_left_wd_q;
+      if (seq_wv_q) seq_q[wa_q] <= seq_wd_q;
+      if (rwqe_wv_q) rwqe_q[wa_q] <= rwqe_wd_q;
+      if (rwqe_v_wv_q) rwqe_v_q[wa_q] <= rwqe_v_wd_q;
+      if (nak_sent_wv_q) nak_sent_q[wa_q] <= nak_sent_wd_q;
+      if (una_wv_q) una_q[wa_q] <= una_wd_q;
+      if (rc_used_wv_q) rc_used_q[wa_q] <= rc_used_wd_q;
+      if (rnr_used_wv_q) rnr_used_q[wa_q] <= rnr_used_wd_q;
+      if (rw_v_wv_q) rw_v_q[wa_q] <= rw_v_wd_q;
+      if (srq_ci_wv_q) srq_ci_q[swa_q] <= srq_ci_wd_q;
+      if (srq_armed_wv_q) srq_armed_q[swa_q] <= srq_armed_wd_q;
+      epsn_wv_q <= 1'b0;
+      msn_wv_q <= 1'b0;
+      rq_ci_wv_q <= 1'b0;
+      rmsg_off_wv_q <= 1'b0;
+      wr_va_wv_q <= 1'b0;
+      wr_left_wv_q <= 1'b0;
+      seq_wv_q <= 1'b0;
+      rwqe_wv_q <= 1'b0;
+      rwqe_v_wv_q <= 1'b0;
+      nak_sent_wv_q <= 1'b0;
+      una_wv_q <= 1'b0;
+      rc_used_wv_q <= 1'b0;
+      rnr_used_wv_q <= 1'b0;
+      rw_v_wv_q <= 1'b0;
+      srq_ci_wv_q <= 1'b0;
+      srq_armed_wv_q <= 1'b0;
       release_o <= 1'b0;
       rwc_hint_q <= (rwc_hint2_q && pf_more) || sq_hint_q;
       if (rq_hf_adv) rq_hf_q[q] <= pf_idx + 16'd1;
@@ -1180,11 +1308,11 @@ module rnic_rx_engine #(
         err_syn_q <= '0;
         err_cqe_q <= 1'b0;
         err_status_q <= '0;
-        njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_q[q], '0, '0, '0, 1'b0);
+        njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck, msn_cur, '0, '0, '0, 1'b0);
       end
       if (mp_now) begin
         // What StReq's in-order path sets before it chooses StMap
-        nak_sent_q[q] <= 1'b0;
+        {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
         nseg_q <= '0;
       end
       if (ap_now) begin
@@ -1393,7 +1521,7 @@ module rnic_rx_engine #(
                 cqe_q.opcode <= head.wc_op;
                 cqe_q.byte_len <= head.len;
                 need_cqe_q <= head.signaled;
-                una_q[q] <= head.last_psn + 24'd1;
+                {una_wv_q, una_wd_q} <= {1'b1, head.last_psn + 24'd1};
                 progress_q <= 1'b1;
                 st_q <= StRetireOut;
               end
@@ -1429,13 +1557,13 @@ module rnic_rx_engine #(
           end else if (head.is_read && rnic_pkg::psn_ge(ack_psn_q, head.first_psn)) begin
             restart_q <= imp_restart;
             st_q <= imp_dup ? StTmrUpd : StRetry;
-          end else if (!psn_in_head || (rw_v_q[q] && (rw_psn_q[q] == d_q.psn))) begin
+          end else if (!psn_in_head || (rw_v_cur && (rw_psn_q[q] == d_q.psn))) begin
             st_q <= StTmrUpd;
           end else begin
             // Everything before the NAKed PSN arrived: inside a long message
             // that is progress too (the retry count starts again).
-            if (rnic_pkg::psn_ge(d_q.psn, una_q[q]) && (d_q.psn != una_q[q])) begin
-              una_q[q] <= d_q.psn;
+            if (rnic_pkg::psn_ge(d_q.psn, una_cur) && (d_q.psn != una_cur)) begin
+              {una_wv_q, una_wd_q} <= {1'b1, d_q.psn};
               progress_q <= 1'b1;
             end
             restart_q <= d_q.psn;
@@ -1452,7 +1580,7 @@ module rnic_rx_engine #(
             fail_vend_q <= rnic_pkg::VendRnrExc;
             st_q <= StFail;
           end else begin
-            if (ctx.rnr_retry != 3'd7) rnr_used_q[q] <= rnr_used_q[q] + 3'd1;
+            if (ctx.rnr_retry != 3'd7) {rnr_used_wv_q, rnr_used_wd_q} <= {1'b1, rnr_used_cur + 3'd1};
             restart_q <= d_q.psn;
             rw_hold_q <= 1'b1;
             tmr_rnr_q <= 1'b1;
@@ -1471,7 +1599,7 @@ module rnic_rx_engine #(
             tmr_rnr_q <= 1'b0;
             st_q <= StRewind;
           end else begin
-            restart_q <= rnic_pkg::psn_ge(una_q[q], head.first_psn) ? una_q[q] : head.first_psn;
+            restart_q <= rnic_pkg::psn_ge(una_cur, head.first_psn) ? una_cur : head.first_psn;
             st_q <= StRetry;
           end
         end
@@ -1483,7 +1611,7 @@ module rnic_rx_engine #(
             fail_vend_q <= rnic_pkg::VendRetryExc;
             st_q <= StFail;
           end else begin
-            rc_used_q[q] <= progress_q ? 3'd1 : rc_used_q[q] + 3'd1;
+            {rc_used_wv_q, rc_used_wd_q} <= {1'b1, progress_q ? 3'd1 : rc_used_cur + 3'd1};
             rw_hold_q <= 1'b0;
             tmr_rnr_q <= 1'b0;
             st_q <= StRewind;
@@ -1492,7 +1620,7 @@ module rnic_rx_engine #(
         StRewind: begin
           if (rewind_ready_i) begin
             if (!rw_resume_q) begin
-              rw_v_q[q] <= 1'b1;
+              {rw_v_wv_q, rw_v_wd_q} <= {1'b1, 1'b1};
               rw_psn_q[q] <= restart_q;
             end
             tmr_v_q <= 1'b1;
@@ -1545,8 +1673,8 @@ module rnic_rx_engine #(
         StRdRespHead: begin
           if (head_resp && psn_in_head &&
               ((op == rnic_pkg::OpAtomicAck) == head_atomic)) begin
-            if (d_q.psn != una_q[q]) begin
-              if (rnic_pkg::psn_ge(d_q.psn, una_q[q])) begin
+            if (d_q.psn != una_cur) begin
+              if (rnic_pkg::psn_ge(d_q.psn, una_cur)) begin
                 restart_q <= imp_restart;
                 st_q <= imp_dup ? StTmrUpd : StRetry;
               end else begin
@@ -1572,7 +1700,7 @@ module rnic_rx_engine #(
               st_q <= sq_hit ? StMap : rwc_lk_pend_i ? StRwcWait : StFetchReq;
             end
           end else if (head_v && (head.kind == rnic_pkg::InflNormal) && psn_in_head &&
-                       (d_q.psn == una_q[q])) begin
+                       (d_q.psn == una_cur)) begin
             // The response the head WQE waits for next, of the wrong kind
             // (a READ response or atomic ACK for a WRITE/SEND, or the other
             // of the two): a bad response, the WQE fails.
@@ -1594,12 +1722,12 @@ module rnic_rx_engine #(
               if ((d_q.qkey != ctx.qkey) || !rx_avail) begin
                 st_q <= StDrop;
               end else begin
-                if (use_srq && !rwqe_v_q[q]) begin
-                  rwqe_q[q] <= srq_ci_q[sn];
-                  rwqe_v_q[q] <= 1'b1;
-                  srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
-                  if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
-                    srq_armed_q[sn] <= 1'b0;
+                if (use_srq && !rwqe_v_cur) begin
+                  {rwqe_wv_q, rwqe_wd_q} <= {1'b1, srq_ci_cur};
+                  {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b1};
+                  {srq_ci_wv_q, srq_ci_wd_q} <= {1'b1, srq_ci_cur + 16'd1};
+                  if (srq_armed_cur && (srq_left < srq.limit)) begin
+                    {srq_armed_wv_q, srq_armed_wd_q} <= {1'b1, 1'b0};
                     aev_push_q <= 1'b1;
                     aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
                   end
@@ -1622,9 +1750,9 @@ module rnic_rx_engine #(
               if (qp_uc) begin
                 // UC: a new message starts over at its PSN; anything else
                 // out of order drops the rest of the message.
-                seq_q[q] <= SeqIdle;
-                rmsg_off_q[q] <= '0;
-                if (is_first) epsn_q[q] <= d_q.psn;
+                {seq_wv_q, seq_wd_q} <= {1'b1, SeqIdle};
+                {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
+                if (is_first) {epsn_wv_q, epsn_wd_q} <= {1'b1, d_q.psn};
                 st_q <= is_first ? StReq : StDrop;
               end else if (rnic_pkg::psn_ge(epsn - 24'd1, d_q.psn)) begin
                 // Duplicate: READs run again, atomics are answered from the
@@ -1636,15 +1764,15 @@ module rnic_rx_engine #(
                 end else if (is_atomic) begin
                   st_q <= StAtDup;
                 end else begin
-                  njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_q[q],
+                  njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_cur,
                                   '0, '0, '0, 1'b0);
                   ret_st_q <= StDrop;
                   st_q <= StJob;
                 end
-              end else if (!nak_sent_q[q]) begin
+              end else if (!nak_sent_cur) begin
                 // Ahead of the expected PSN: one NAK per gap.
-                nak_sent_q[q] <= 1'b1;
-                njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_q[q],
+                {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b1};
+                njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn, rnic_pkg::AethNakPsnSeq, msn_cur,
                                 '0, '0, '0, 1'b0);
                 ret_st_q <= StDrop;
                 st_q <= StJob;
@@ -1652,40 +1780,40 @@ module rnic_rx_engine #(
                 st_q <= StDrop;
               end
             end else if (!seq_ok) begin
-              nak_sent_q[q] <= 1'b0;
+              {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
               if (qp_uc) begin
                 // UC: a MIDDLE/LAST without its FIRST is dropped.
-                epsn_q[q] <= epsn + 24'd1;
-                seq_q[q] <= SeqIdle;
-                rmsg_off_q[q] <= '0;
+                {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
+                {seq_wv_q, seq_wd_q} <= {1'b1, SeqIdle};
+                {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
                 st_q <= StDrop;
               end else begin
                 err_syn_q <= rnic_pkg::AethNakInvReq;
                 st_q <= StErrCqe;
               end
             end else if (is_send || (is_write && is_last && has_imm)) begin
-              nak_sent_q[q] <= 1'b0;
+              {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
               if (!rx_avail) begin
                 if (qp_uc) begin
                   // UC has no RNR: the message is lost.
-                  epsn_q[q] <= epsn + 24'd1;
-                  seq_q[q] <= SeqIdle;
-                  rmsg_off_q[q] <= '0;
+                  {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
+                  {seq_wv_q, seq_wd_q} <= {1'b1, SeqIdle};
+                  {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
                   st_q <= StDrop;
                 end else begin
                   // Receiver not ready: RNR NAK with our minimum RNR timer.
                   njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, {3'b001, ctx.min_rnr_timer},
-                                  msn_q[q], '0, '0, '0, 1'b0);
+                                  msn_cur, '0, '0, '0, 1'b0);
                   ret_st_q <= StDrop;
                   st_q <= StJob;
                 end
               end else if (is_send) begin
-                if (use_srq && !rwqe_v_q[q]) begin
-                  rwqe_q[q] <= srq_ci_q[sn];
-                  rwqe_v_q[q] <= 1'b1;
-                  srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
-                  if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
-                    srq_armed_q[sn] <= 1'b0;
+                if (use_srq && !rwqe_v_cur) begin
+                  {rwqe_wv_q, rwqe_wd_q} <= {1'b1, srq_ci_cur};
+                  {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b1};
+                  {srq_ci_wv_q, srq_ci_wd_q} <= {1'b1, srq_ci_cur + 16'd1};
+                  if (srq_armed_cur && (srq_left < srq.limit)) begin
+                    {srq_armed_wv_q, srq_armed_wd_q} <= {1'b1, 1'b0};
                     aev_push_q <= 1'b1;
                     aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
                   end
@@ -1693,20 +1821,20 @@ module rnic_rx_engine #(
                 wqe_addr_q <= rx_wqe_addr;
                 wqe_len_q <= rx_wqe_len;
                 sge_first_q <= 3'd1;
-                moff_q <= rmsg_off_q[q];
-                adj_q <= rmsg_off_q[q][15:0];
+                moff_q <= rmsg_off_cur;
+                adj_q <= rmsg_off_cur[15:0];
                 plen_q <= d_q.pay_len;
                 rwc_hint_q <= pf_more;
                 rwc_hint_ev_q <= 1'b1;
                 rwc_hint2_q <= 1'b1;
                 st_q <= rwc_lk_hit_i ? StMap : rwc_lk_pend_i ? StRwcWait : StFetchReq;
               end else begin
-                if (use_srq && !rwqe_v_q[q]) begin
-                  rwqe_q[q] <= srq_ci_q[sn];
-                  rwqe_v_q[q] <= 1'b1;
-                  srq_ci_q[sn] <= srq_ci_q[sn] + 16'd1;
-                  if (srq_armed_q[sn] && (srq_left < srq.limit)) begin
-                    srq_armed_q[sn] <= 1'b0;
+                if (use_srq && !rwqe_v_cur) begin
+                  {rwqe_wv_q, rwqe_wd_q} <= {1'b1, srq_ci_cur};
+                  {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b1};
+                  {srq_ci_wv_q, srq_ci_wd_q} <= {1'b1, srq_ci_cur + 16'd1};
+                  if (srq_armed_cur && (srq_left < srq.limit)) begin
+                    {srq_armed_wv_q, srq_armed_wd_q} <= {1'b1, 1'b0};
                     aev_push_q <= 1'b1;
                     aev_in_q <= {rnic_pkg::EvSrqLimit, 8'd0, ctx.srqn};
                   end
@@ -1717,11 +1845,11 @@ module rnic_rx_engine #(
             end else if ((is_read_req || is_atomic) &&
                          (rsp_out_q[q] >= ctx.max_dest_rd_atomic)) begin
               // More READs/atomics outstanding than the responder has room for.
-              nak_sent_q[q] <= 1'b0;
+              {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
               err_syn_q <= rnic_pkg::AethNakInvReq;
               st_q <= StErrCqe;
             end else begin
-              nak_sent_q[q] <= 1'b0;
+              {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
               st_q <= StMap;  // WRITE, READ request or atomic
               nseg_q <= '0;
             end
@@ -1778,9 +1906,9 @@ module rnic_rx_engine #(
               st_q <= (dup_q || qp_uc) ? StDrop : StErrCqe;
               if (qp_uc) begin
                 // UC: the message is dropped; the next FIRST starts again.
-                epsn_q[q] <= epsn + 24'd1;
-                seq_q[q] <= SeqIdle;
-                rmsg_off_q[q] <= '0;
+                {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
+                {seq_wv_q, seq_wd_q} <= {1'b1, SeqIdle};
+                {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
               end
             end else if (is_atomic && (d_q.reth_va[2:0] != 3'd0)) begin
               err_syn_q <= rnic_pkg::AethNakInvReq;   // atomics need 8-byte alignment
@@ -1790,22 +1918,22 @@ module rnic_rx_engine #(
               st_q <= StAtOp;
             end else if (is_read_req) begin
               njob_q <= mk_job(rnic_pkg::JobRead, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                              dup_q ? msn_q[q] : msn_q[q] + 24'd1, chk_bus, d_q.reth_len, '0, dup_q);
+                              dup_q ? msn_cur : msn_cur + 24'd1, chk_bus, d_q.reth_len, '0, dup_q);
               if (!dup_q) begin
-                msn_q[q] <= msn_q[q] + 24'd1;
-                epsn_q[q] <= epsn + rd_npkts[23:0];
+                {msn_wv_q, msn_wd_q} <= {1'b1, msn_cur + 24'd1};
+                {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + rd_npkts[23:0]};
               end
               ret_st_q <= StDrop;
               st_q <= StJob;
             end else if ((is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) ||
-                         (!is_first && ({19'd0, d_q.pay_len} > wr_left_q[q]))) begin
+                         (!is_first && ({19'd0, d_q.pay_len} > wr_left_cur))) begin
               err_syn_q <= rnic_pkg::AethNakInvReq;
               st_q <= qp_uc ? StDrop : StErrCqe;
               if (qp_uc) begin
                 // UC: the message is dropped; the next FIRST starts again.
-                epsn_q[q] <= epsn + 24'd1;
-                seq_q[q] <= SeqIdle;
-                rmsg_off_q[q] <= '0;
+                {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
+                {seq_wv_q, seq_wd_q} <= {1'b1, SeqIdle};
+                {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
               end
             end else begin
               seg_addr_q[63:0] <= chk_bus;
@@ -1814,12 +1942,12 @@ module rnic_rx_engine #(
               nseg_q <= 3'd1;
               if (is_first) begin
                 wr_rkey_q[q] <= d_q.reth_rkey;
-                wr_va_q[q] <= d_q.reth_va + {51'd0, d_q.pay_len};
-                wr_left_q[q] <= d_q.reth_len - {19'd0, d_q.pay_len};
+                {wr_va_wv_q, wr_va_wd_q} <= {1'b1, d_q.reth_va + {51'd0, d_q.pay_len}};
+                {wr_left_wv_q, wr_left_wd_q} <= {1'b1, d_q.reth_len - {19'd0, d_q.pay_len}};
                 wr_len_q[q] <= d_q.reth_len;
               end else begin
-                wr_va_q[q] <= wr_va_q[q] + {51'd0, d_q.pay_len};
-                wr_left_q[q] <= wr_left_q[q] - {19'd0, d_q.pay_len};
+                {wr_va_wv_q, wr_va_wd_q} <= {1'b1, wr_va_cur + {51'd0, d_q.pay_len}};
+                {wr_left_wv_q, wr_left_wd_q} <= {1'b1, wr_left_cur - {19'd0, d_q.pay_len}};
               end
               st_q <= StPlace;
             end
@@ -1877,8 +2005,8 @@ module rnic_rx_engine #(
         // (at_valid_o); a duplicate without waiting.
         StAtOp: begin
           if (place_idle && at_ready_i) begin
-            msn_q[q] <= msn_q[q] + 24'd1;
-            epsn_q[q] <= epsn + 24'd1;
+            {msn_wv_q, msn_wd_q} <= {1'b1, msn_cur + 24'd1};
+            {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
             st_q <= StDrop;
           end
         end
@@ -1902,7 +2030,7 @@ module rnic_rx_engine #(
             // the previous completion is not written yet (one cqe_q)
           end else if (rnic_pkg::op_is_response(op)) begin
             // READ response data or the atomic's original value placed.
-            una_q[q] <= d_q.psn + 24'd1;
+            {una_wv_q, una_wd_q} <= {1'b1, d_q.psn + 24'd1};
             progress_q <= 1'b1;
             if (d_q.psn == head.last_psn) begin
               rwc_inv_q <= 1'b1;
@@ -1922,16 +2050,16 @@ module rnic_rx_engine #(
               st_q <= StTmrUpd;
             end
           end else begin
-            if (!qp_ud) epsn_q[q] <= epsn + 24'd1;
+            if (!qp_ud) {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
             njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                            msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
+                            msn_cur + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
             if (is_last) begin
-              msn_q[q] <= msn_q[q] + 24'd1;
-              seq_q[q] <= SeqIdle;
-              rmsg_off_q[q] <= '0;
+              {msn_wv_q, msn_wd_q} <= {1'b1, msn_cur + 24'd1};
+              {seq_wv_q, seq_wd_q} <= {1'b1, SeqIdle};
+              {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
             end else begin
-              seq_q[q] <= is_send ? SeqSend : SeqWrite;
-              if (is_send) rmsg_off_q[q] <= rmsg_off_q[q] + {19'd0, d_q.pay_len};
+              {seq_wv_q, seq_wd_q} <= {1'b1, is_send ? SeqSend : SeqWrite};
+              if (is_send) {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, rmsg_off_cur + {19'd0, d_q.pay_len}};
             end
             // SEND_WITH_INV: the completion waits for the invalidation (StInv).
             if (is_last && (is_send || has_imm)) begin
@@ -1942,14 +2070,14 @@ module rnic_rx_engine #(
               cqe_q.status <= rnic_pkg::WcSuccess;
               cqe_q.opcode <= (is_send || qp_ud) ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
               cqe_q.byte_len <= qp_ud ? (32'd40 + {19'd0, d_q.pay_len}) :
-                                is_send ? (rmsg_off_q[q] + {19'd0, d_q.pay_len}) : wr_len_q[q];
+                                is_send ? (rmsg_off_cur + {19'd0, d_q.pay_len}) : wr_len_q[q];
               cqe_q.imm <= d_q.imm;
               cqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
               cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
               if (!rnic_pkg::op_has_ieth(op)) begin
                 need_cqe_q <= 1'b1;
-                if (use_srq) rwqe_v_q[q] <= 1'b0;
-                else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+                if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
+                else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
                 rwc_inv_q <= 1'b1;
               end
             end
@@ -1959,7 +2087,7 @@ module rnic_rx_engine #(
             // The job register is free: the ACK goes to it now, not via StJob.
             if (!rnic_pkg::op_has_ieth(op) && d_q.ack_req && !noack && !job_v_q) begin
               job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
-                              msn_q[q] + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
+                              msn_cur + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
               job_v_q <= 1'b1;
               st_q <= StDrop;
             end
@@ -1982,8 +2110,8 @@ module rnic_rx_engine #(
             cqe_q.imm <= inv_key;
             cqe_q.flags <= {4'd0, d_q.se, 3'b100};
             need_cqe_q <= 1'b1;
-            if (use_srq) rwqe_v_q[q] <= 1'b0;
-            else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+            if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
+            else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
             rwc_inv_q <= 1'b1;
             st_q <= (d_q.ack_req && !noack) ? StJob : StDrop;
           end
@@ -2019,13 +2147,13 @@ module rnic_rx_engine #(
               cqe_q.opcode <= rnic_pkg::WcOpRecv;
               cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
               need_cqe_q <= 1'b1;
-              if (use_srq) rwqe_v_q[q] <= 1'b0;
-              else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
+              else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
               rwc_inv_q <= 1'b1;
             end
             // RC tells the requester; the QP's owner learns it from an
             // asynchronous event when no receive completion reports it.
-            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_q[q], '0, '0, '0, 1'b0);
+            job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_cur, '0, '0, '0, 1'b0);
             job_v_q <= !noack;
             if (!err_cqe_q) begin
               aev_push_q <= 1'b1;
@@ -2062,7 +2190,7 @@ module rnic_rx_engine #(
               flushing_q <= 1'b0;
               st_q <= StIdle;
             end else if (((ctx.state == rnic_pkg::QpsErr) || flushing_q) && (qpn_q < 24'(NQp)) &&
-                (use_srq ? rwqe_v_q[q] : (rq_ci_q[q] != rq_pi_q[q]))) begin
+                (use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]))) begin
               fl_cnt_q <= fl_cnt_q + 4'd1;
               cqe_q <= '0;
               cqe_q.cqn <= ctx.rcqn;
@@ -2071,8 +2199,8 @@ module rnic_rx_engine #(
               cqe_q.status <= rnic_pkg::WcWrFlushErr;
               cqe_q.opcode <= rnic_pkg::WcOpRecv;
               need_cqe_q <= 1'b1;
-              if (use_srq) rwqe_v_q[q] <= 1'b0;
-              else rq_ci_q[q] <= rq_ci_q[q] + 16'd1;
+              if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
+              else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
               rwc_inv_q <= 1'b1;
             end else begin
               // (A doorbell of a QP that is not in ERR never gets here: it
@@ -2128,9 +2256,9 @@ module rnic_rx_engine #(
       // ACK's or READ response's retire loop (ret_end): the retry counts
       // start again.
       if (tmr_upd && progress_q) begin
-        rc_used_q[q] <= '0;
-        rnr_used_q[q] <= '0;
-        rw_v_q[q] <= 1'b0;
+        {rc_used_wv_q, rc_used_wd_q} <= {1'b1, 3'd0};
+        {rnr_used_wv_q, rnr_used_wd_q} <= {1'b1, 3'd0};
+        {rw_v_wv_q, rw_v_wd_q} <= {1'b1, 1'b0};
         tmr_v_q <= 1'b1;
         tmr_op_q <= head_v ? rnic_pkg::TmrRestart : rnic_pkg::TmrStop;
         tmr_cycles_q <= rnic_pkg::ack_timeout_cycles(ctx.timeout);
@@ -2158,6 +2286,12 @@ module rnic_rx_engine #(
           srq_pi_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           srq_ci_q[qp_wr_idx_i[QpW-1:0]] <= '0;
         end
+        // A context write of the entry this cycle's buffered write is for
+        // wins over it, as it does over a direct write.
+        if (qp_wr_idx_i[QpW-1:0] == sn) begin
+          srq_armed_wv_q <= 1'b0;
+          if (srq_wr_limit_i[9]) srq_ci_wv_q <= 1'b0;
+        end
       end
 
       // Context writes reset the per-QP transport state.
@@ -2181,6 +2315,25 @@ module rnic_rx_engine #(
           rc_used_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rnr_used_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rw_v_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+        end
+        // A context write of the entry this cycle's buffered write is for
+        // wins over it, as it does over a direct write.
+        if (qp_wr_idx_i[QpW-1:0] == q) begin
+          if (qp_wr_flags_i[rnic_pkg::QpFlagResetRq]) begin
+            rwqe_v_wv_q <= 1'b0;
+            rq_ci_wv_q <= 1'b0;
+            rmsg_off_wv_q <= 1'b0;
+            seq_wv_q <= 1'b0;
+            msn_wv_q <= 1'b0;
+            nak_sent_wv_q <= 1'b0;
+          end
+          if (qp_wr_flags_i[rnic_pkg::QpFlagSetRqPsn]) epsn_wv_q <= 1'b0;
+          if (qp_wr_flags_i[rnic_pkg::QpFlagSetSqPsn]) una_wv_q <= 1'b0;
+          if (qp_wr_flags_i[rnic_pkg::QpFlagResetSq]) begin
+            rc_used_wv_q <= 1'b0;
+            rnr_used_wv_q <= 1'b0;
+            rw_v_wv_q <= 1'b0;
+          end
         end
       end
     end
