@@ -1107,6 +1107,23 @@ module rnic_rx_engine #(
   assign f_ds = (beat_q == '0) ? rd_rsp_data_i[39:32] : wqe_q[39:32];
   assign f_cnt = (sge_first_q == 3'd1) ? f_b0 : (f_ds - {5'd0, sge_first_q});
 
+  // The WQE being read (StFetchReq, StFetchData) or taken from the cache,
+  // in a process of its own: Yosys 0.23's proc_mux matches each signal of
+  // a process bit by bit against the assignments on its path, so its time
+  // grows with width times assignments, and these 2,048 bits in the state
+  // machine's process took most of the engine's preparation for a proof.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wqe_q <= '0;
+    end else if (rwc_use) begin
+      wqe_q <= WqeBits'(rwc_lk_data_i);
+    end else if ((st_sel == StFetchReq) && rd_req_ready_i) begin
+      wqe_q <= '0;
+    end else if ((st_sel == StFetchData) && rd_rsp_valid_i) begin
+      wqe_q[beat_q*DataW +: DataW] <= rd_rsp_data_i;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       st_q <= StIdle;
@@ -1128,7 +1145,6 @@ module rnic_rx_engine #(
       njob_q <= '0;
       wqe_addr_q <= '0;
       wqe_len_q <= '0;
-      wqe_q <= '0;
       beat_q <= '0;
       wqe_err_q <= 1'b0;
       sge_first_q <= '0;
@@ -1863,7 +1879,6 @@ module rnic_rx_engine #(
         end
         StFetchReq: begin
           if (rd_req_ready_i) begin
-            wqe_q <= '0;
             beat_q <= '0;
             wqe_err_q <= 1'b0;
             st_q <= StFetchData;
@@ -1871,7 +1886,6 @@ module rnic_rx_engine #(
         end
         StFetchData: begin
           if (rd_rsp_valid_i) begin
-            wqe_q[beat_q*DataW +: DataW] <= rd_rsp_data_i;
             beat_q <= beat_q + 1'b1;
             if (rd_rsp_err_i) wqe_err_q <= 1'b1;
             if (rd_rsp_last_i) begin
@@ -2240,7 +2254,6 @@ module rnic_rx_engine #(
       // at the end of StFetchData. (In StReq these registers are free on
       // every other path.)
       if (rwc_use) begin
-        wqe_q <= WqeBits'(rwc_lk_data_i);
         wqe_err_q <= rwc_lk_err_i;
         sge_i_q <= '0;
         acc_q <= '0;
