@@ -431,10 +431,19 @@ module rnic_requester #(
   assign send_done = (st_q == StSend) && (skip_pkt || txd_ready_i);
   assign wqe_end = send_done && (op_resp || last_pkt);
 
+  // The WQE taken, in a process of its own (as in rnic_rx_engine: Yosys's
+  // proc_mux time grows with a process's width times its assignments).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wqe_q <= '0;
+    end else if (wqe_valid_i && wqe_ready_o) begin
+      wqe_q <= wqe_i[WqeBits-1:0];
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       st_q <= StIdle;
-      wqe_q <= '0;
       qpn_q <= '0;
       idx_q <= '0;
       wepoch_q <= '0;
@@ -469,7 +478,7 @@ module rnic_requester #(
       unique case (st_q)
         StIdle: begin
           if (wqe_valid_i) begin
-            {ferr_q, flush_q, qpn_q, idx_q, wqe_q} <= wqe_i;
+            {ferr_q, flush_q, qpn_q, idx_q} <= wqe_i[WqeBits +: 42];
             wepoch_q <= wqe_epoch_i;
             st_q <= StDecode;
           end
@@ -643,7 +652,7 @@ module rnic_requester #(
             if (wqe_end) begin
               st_q <= StIdle;
               if (wqe_valid_i) begin
-                {ferr_q, flush_q, qpn_q, idx_q, wqe_q} <= wqe_i;
+                {ferr_q, flush_q, qpn_q, idx_q} <= wqe_i[WqeBits +: 42];
                 wepoch_q <= wqe_epoch_i;
                 st_q <= StDecode;
               end
