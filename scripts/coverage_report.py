@@ -17,7 +17,8 @@ line and branch points [hit, total] and the FSM states entered); --check
 compares the figures with recorded ones (that JSON) and fails when any
 module hits fewer points or enters fewer states than recorded, or when a
 reason of --reasons names a line that holds no line or branch point (the
-source moved under it: the reason would no longer reach the report).
+source moved under it: the reason would no longer reach the report), or
+its text anchor matches no single line (read_reasons).
 """
 import argparse
 import json
@@ -147,6 +148,39 @@ def total(fig, k):
     return [sum(r[k][0] for r in fig.values()), sum(r[k][1] for r in fig.values())]
 
 
+def read_reasons(path):
+    """The reasons file: '<file>:<line> <reason>', or '<file>:`<text>` <reason>'
+    for the one line of <file> that contains <text> ('<file>:`<text>`#<n>' for
+    the n-th of several), which stays true when lines above it move. Returns
+    {'<file>:<line>': reason} and the anchors that name no single line."""
+    reasons, bad = {}, []
+    anchored = re.compile(r'^(\S+?):`([^`]+)`(?:#(\d+))?\s+(.*)$')
+    for ln in open(path):
+        ln = ln.strip()
+        if not ln or ln.startswith('#'):
+            continue
+        m = anchored.match(ln)
+        if not m:
+            where, _, why = ln.partition(' ')
+            reasons[where] = why.strip()
+            continue
+        f, text, nth, why = m.groups()
+        try:
+            lines = open(f).read().split('\n')
+        except OSError:
+            bad.append('the reason for %s:`%s` names a file that is not there' % (f, text))
+            continue
+        hits = [i + 1 for i, s in enumerate(lines) if text in s]
+        if nth:
+            hits = hits[int(nth) - 1:int(nth)]
+        if len(hits) != 1:
+            bad.append('the reason for %s:`%s`%s matches %d lines (one wanted)' %
+                       (f, text, '#' + nth if nth else '', len(hits)))
+            continue
+        reasons['%s:%d' % (f, hits[0])] = why.strip()
+    return reasons, bad
+
+
 def write_md(path, fig, pts, reasons):
     with open(path, 'w') as o:
         o.write('| module | lines | branches | toggles | FSM states |\n'
@@ -245,13 +279,9 @@ def main():
     if not pts:
         sys.exit('coverage_report: no points of %s in %s' % (a.rtl, a.dat))
     fig = figures(pts, fsm, a.rtl)
-    reasons = {}
+    reasons, anchor_bad = {}, []
     if a.reasons and os.path.exists(a.reasons):
-        for ln in open(a.reasons):
-            ln = ln.strip()
-            if ln and not ln.startswith('#'):
-                where, _, why = ln.partition(' ')
-                reasons[where] = why.strip()
+        reasons, anchor_bad = read_reasons(a.reasons)
     if a.md:
         write_md(a.md, fig, pts, reasons)
     if a.json:
@@ -270,6 +300,7 @@ def main():
         bad = check(fig, json.load(open(a.check)))
         where_pts = {'%s:%d' % (p[1], p[2]) for m in pts.values() for pid, p in m.items()
                      if pid[0] in ('line', 'branch')}
+        bad += anchor_bad
         bad += ['the reason for %s names no line or branch point (lines moved?)' % w
                 for w in sorted(reasons) if w not in where_pts]
         for b in bad:
