@@ -1200,6 +1200,7 @@ module rnic_rx_engine #(
       rwc_inv_q <= 1'b0;
       rwc_sq_q <= 1'b0;
       sq_hint_q <= 1'b0;
+      sq_hint_idx_q <= '0;
       wa_q <= '0;
       swa_q <= '0;
       epsn_wv_q <= 1'b0;
