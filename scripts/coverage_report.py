@@ -153,7 +153,7 @@ def read_reasons(path):
     for the one line of <file> that contains <text> ('<file>:`<text>`#<n>' for
     the n-th of several), which stays true when lines above it move. Returns
     {'<file>:<line>': reason} and the anchors that name no single line."""
-    reasons, bad = {}, []
+    reasons, bad, sources = {}, [], {}
     anchored = re.compile(r'^(\S+?):`([^`]+)`(?:#(\d+))?\s+(.*)$')
     for ln in open(path):
         ln = ln.strip()
@@ -165,9 +165,13 @@ def read_reasons(path):
             reasons[where] = why.strip()
             continue
         f, text, nth, why = m.groups()
-        try:
-            lines = open(f).read().split('\n')
-        except OSError:
+        if f not in sources:
+            try:
+                sources[f] = open(f).read().split('\n')
+            except OSError:
+                sources[f] = None
+        lines = sources[f]
+        if lines is None:
             bad.append('the reason for %s:`%s` names a file that is not there' % (f, text))
             continue
         hits = [i + 1 for i, s in enumerate(lines) if text in s]
