@@ -288,7 +288,7 @@ module rnic_top #(
   logic [1:0] txa_valid, txa_ready;
   logic [2*rnic_pkg::TxdW-1:0] txa_d;
 
-  rnic_requester #(.NQp(NQp)) u_requester (
+  rnic_requester #(.NQp(NQp), .AckEvery((InflDepth >= 8) ? InflDepth / 4 : 1)) u_requester (
     .clk_i, .rst_ni,
     .wqe_valid_i(wqe_valid), .wqe_ready_o(wqe_ready), .wqe_i(wqe), .wqe_epoch_i(wqe_epoch),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),

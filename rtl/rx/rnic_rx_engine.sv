@@ -284,7 +284,7 @@ module rnic_rx_engine #(
     StRqFlush, StJob, StErrCqe, StDrop,
     StAckPost, StSeqNak, StRnr, StTmr, StRetry, StFail, StRewind,
     StTmrUpd, StAtOp, StAtDup, StAckWr, StTxFault, StInv, StInvWr,
-    StRwcWait
+    StRwcWait, StAckOwed
   } state_e;
   state_e st_q, ret_st_q;
   state_e st_sel;          // the arm the state machine runs (st_q but for merged cycles)
@@ -404,6 +404,48 @@ module rnic_rx_engine #(
     .out_valid_o(flp_valid), .out_ready_i(flp_pop), .out_data_o(flp_qpn),
     .count_o(flp_count)
   );
+  // Delayed ACKs. A message whose last packet does not ask for an ACK
+  // (AckReq clear: rnic_requester asks on signaled WQEs and on every
+  // AckEvery-th) leaves its QP owing one: the QP waits in u_owe (each QP
+  // once, owe_in_q) and gets an ACK of everything received so far
+  // (StAckOwed) when the engine has nothing else to take, or before the
+  // next packet once it has waited AckDelay cycles - unless a job made for
+  // the QP since (an ACK, NAK or READ response: each acknowledges as much)
+  // paid it (owe_q cleared). Under load the ACKs of the messages that ask
+  // cover the others and no frame is sent for them. The marks are set and
+  // cleared a cycle after the arm decides, for the QP of that cycle (wa_q).
+  localparam logic [8:0] AckDelay = 9'd256;
+  logic owe_set_q, owe_clr_q;
+  logic owe_push, owe_pop, owe_valid, owe_in_ready, owe_live, owe_first, owe_take;
+  logic [23:0] owe_qpn;
+  logic [NQp-1:0] owe_q, owe_in_q;
+  logic [8:0] owe_age_q;
+  logic [$clog2(NQp):0] owe_count;
+  rnic_fifo #(.Width(24), .Depth(NQp)) u_owe (
+    .clk_i, .rst_ni,
+    .in_valid_i(owe_push), .in_ready_o(owe_in_ready), .in_data_i(24'(wa_q)),
+    .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn),
+    .count_o(owe_count)
+  );
+  assign owe_live = owe_valid && owe_q[owe_qpn[QpW-1:0]];
+  assign owe_first = owe_live && (owe_age_q == AckDelay);
+  // Pushed unless queued already; the head leaving in this cycle is not.
+  assign owe_push = owe_set_q && (!owe_in_q[wa_q] || (owe_pop && (owe_qpn[QpW-1:0] == wa_q)));
+  assign owe_pop = owe_valid && (!owe_live || owe_take);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      owe_q <= '0;
+      owe_in_q <= '0;
+      owe_age_q <= '0;
+    end else begin
+      if (owe_pop) owe_in_q[owe_qpn[QpW-1:0]] <= 1'b0;
+      if (owe_push) owe_in_q[wa_q] <= 1'b1;
+      if (owe_clr_q) owe_q[wa_q] <= 1'b0;
+      if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) owe_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+      if (owe_set_q) owe_q[wa_q] <= 1'b1;
+      owe_age_q <= (owe_pop || !owe_live) ? '0 : owe_first ? owe_age_q : owe_age_q + 9'd1;
+    end
+  end
   logic [23:0] ack_psn_q; // highest PSN acknowledged
   logic ack_mode_q;
   // What the retire loop reads: the registers, or in an rt_now cycle what
@@ -1043,7 +1085,9 @@ module rnic_rx_engine #(
   assign tmr_exp_ready = idle_infl && !inf_v;
   assign na_pop = idle_infl && !inf_v && !tmr_exp_v;
   assign flp_pop = idle_infl && !inf_v && !tmr_exp_v && !na_v && flp_valid;
-  assign pkt_ready_o = idle_infl && !inf_v && !tmr_exp_v && !na_v && !flp_valid && !pkt_hold;
+  assign owe_take = idle_infl && !inf_v && !tmr_exp_v && !na_v && !flp_valid && owe_first;
+  assign pkt_ready_o = idle_infl && !inf_v && !tmr_exp_v && !na_v && !flp_valid && !pkt_hold &&
+                       !owe_first;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       hold_v_q <= 1'b0;
@@ -1063,7 +1107,8 @@ module rnic_rx_engine #(
   assign quiet_o = idle && (st_q == StIdle) && !hold_v_q && !infl_tmr_q && tmr_idle && !tmr_v_q &&
                    !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
                    !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
-                   !aev_push_q && !release_o && !place_start_o && !qp_err_o && !rd_done_o;
+                   !aev_push_q && !release_o && !place_start_o && !qp_err_o && !rd_done_o &&
+                   !owe_valid && !owe_set_q && !owe_clr_q;
   logic fl_more, fl_yield;
   assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
   assign fl_yield = (st_q == StRqFlush) && !need_cqe_q && (fl_cnt_q == FlushBatch) &&
@@ -1203,6 +1248,8 @@ module rnic_rx_engine #(
       sq_hint_idx_q <= '0;
       wa_q <= '0;
       swa_q <= '0;
+      owe_set_q <= 1'b0;
+      owe_clr_q <= 1'b0;
       epsn_wv_q <= 1'b0;
       epsn_wd_q <= '0;
       msn_wv_q <= 1'b0;
@@ -1279,6 +1326,8 @@ module rnic_rx_engine #(
       rwc_hint2_q <= 1'b0;
       sq_hint_q <= 1'b0;
       rwc_inv_q <= 1'b0;
+      owe_set_q <= 1'b0;
+      owe_clr_q <= 1'b0;
       place_start_o <= 1'b0;
       tmr_qpn_q <= qpn_q;
       qp_err_o <= 1'b0;
@@ -1435,6 +1484,9 @@ module rnic_rx_engine #(
           end else if (flp_valid) begin
             qpn_q <= flp_qpn;   // the next batch of a yielded flush
             st_q <= StRqFlush;
+          end else if (owe_take) begin
+            qpn_q <= owe_qpn;   // a delayed ACK
+            st_q <= StAckOwed;
           end else if (pkt_valid_i && !pkt_hold) begin
             {slot_q, poff_q, d_q} <= pkt_i;
             placed_q <= 1'b0;
@@ -2099,11 +2151,14 @@ module rnic_rx_engine #(
             ret_st_q <= StDrop;
             st_q <= rnic_pkg::op_has_ieth(op) ? StInv :
                     (d_q.ack_req && !noack) ? StJob : StDrop;
+            // A message that did not ask for its ACK owes one.
+            owe_set_q <= !rnic_pkg::op_has_ieth(op) && !d_q.ack_req && !noack && is_last;
             // The job register is free: the ACK goes to it now, not via StJob.
             if (!rnic_pkg::op_has_ieth(op) && d_q.ack_req && !noack && !job_v_q) begin
               job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, rnic_pkg::AethAck,
                               msn_cur + (is_last ? 24'd1 : 24'd0), '0, '0, '0, 1'b0);
               job_v_q <= 1'b1;
+              owe_clr_q <= 1'b1;
               st_q <= StDrop;
             end
           end
@@ -2128,6 +2183,7 @@ module rnic_rx_engine #(
             if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
             else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
             rwc_inv_q <= 1'b1;
+            owe_set_q <= !d_q.ack_req && !noack;
             st_q <= (d_q.ack_req && !noack) ? StJob : StDrop;
           end
         end
@@ -2142,10 +2198,25 @@ module rnic_rx_engine #(
           end else if (!job_v_q) begin
             job_q <= njob_q;
             job_v_q <= 1'b1;
+            owe_clr_q <= 1'b1;
             st_q <= ret_st_q;
           end else if (ack_merge) begin
             job_q <= njob_q;
+            owe_clr_q <= 1'b1;
             st_q <= ret_st_q;
+          end
+        end
+        // A delayed ACK (u_owe): everything received so far, while the QP
+        // takes requests.
+        StAckOwed: begin
+          if (!noack && req_state_ok) begin
+            njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_cur,
+                            '0, '0, '0, 1'b0);
+            ret_st_q <= StIdle;
+            st_q <= StJob;
+          end else begin
+            owe_clr_q <= 1'b1;
+            st_q <= StIdle;
           end
         end
         // Responder error: receive completion (if a receive is consumed), NAK,
@@ -2170,6 +2241,7 @@ module rnic_rx_engine #(
             // asynchronous event when no receive completion reports it.
             job_q <= mk_job(rnic_pkg::JobAck, qpn_q, d_q.psn, err_syn_q, msn_cur, '0, '0, '0, 1'b0);
             job_v_q <= !noack;
+            owe_clr_q <= 1'b1;
             if (!err_cqe_q) begin
               aev_push_q <= 1'b1;
               aev_in_q <= {(err_syn_q == rnic_pkg::AethNakInvReq) ? rnic_pkg::EvQpReqErr :
@@ -2353,7 +2425,7 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{flp_count, flp_qpn[23:QpW], query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+  assign unused = ^{flp_count, flp_qpn[23:QpW], owe_count, owe_in_ready, owe_qpn[23:QpW], query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
 
@@ -2377,7 +2449,7 @@ module rnic_rx_engine #(
   // Coverage builds: each state and each change of state is a cover point.
   rnic_fsm_cover #(
     .StW($bits(state_e)),
-    .NStates(int'(StRwcWait) + 1)
+    .NStates(int'(StAckOwed) + 1)
   ) u_st_q_cover (
     .clk_i,
     .rst_ni,

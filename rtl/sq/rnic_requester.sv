@@ -28,8 +28,17 @@
 // LOCAL_INV and BIND_MW execute here, on the MR table (through an update
 // port), and complete in order without sending anything; SEND_WITH_INV
 // carries the rkey to invalidate in the IETH.
+//
+// AckReq (docs/transport.md, "ACK requests"): the last packet of an RC
+// message asks for an ACK when its WQE is signaled or is every AckEvery-th
+// of its QP (WQE index), and READ and atomic requests always do; the
+// responder acknowledges the other messages later (its delayed ACK) unless
+// an ACK it sends meanwhile covers them.
 module rnic_requester #(
-  parameter int unsigned NQp = 1024
+  parameter int unsigned NQp = 1024,
+  // A power of two; at most a quarter of the QP's in-flight window, so the
+  // ACKs free its slots while the rest of the window keeps the wire busy
+  parameter int unsigned AckEvery = 2
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -320,6 +329,9 @@ module rnic_requester #(
 
   logic last_pkt;
   assign last_pkt = (remain_q <= {19'd0, mtu});
+  localparam logic [15:0] AckMask = 16'(AckEvery - 1);
+  logic ack_due;
+  assign ack_due = w_flags[rnic_pkg::WqeFlagSignaled] || ((idx_q & AckMask) == AckMask);
 
   // A READ sent again from inside its response stream asks for the rest.
   logic [31:0] rd_skip_bytes;
@@ -337,7 +349,7 @@ module rnic_requester #(
     txd.reth_rkey = w_rkey;
     txd.reth_len = total_q;
     txd.imm = w_imm;
-    txd.ack_req = last_pkt;
+    txd.ack_req = last_pkt && ack_due;
     // SE rides on the last packet of a message that consumes a receive.
     txd.se = last_pkt && w_flags[rnic_pkg::WqeFlagSolicited] &&
              (op_send || (w_op == rnic_pkg::WqeOpWriteImm));
