@@ -417,20 +417,20 @@ module rnic_rx_engine #(
   localparam logic [8:0] AckDelay = 9'd256;
   logic owe_set_q, owe_clr_q;
   logic owe_push, owe_pop, owe_valid, owe_in_ready, owe_live, owe_first, owe_take;
-  logic [23:0] owe_qpn;
+  logic [QpW-1:0] owe_qpn;
   logic [NQp-1:0] owe_q, owe_in_q;
   logic [8:0] owe_age_q;
   logic [$clog2(NQp):0] owe_count;
-  rnic_fifo #(.Width(24), .Depth(NQp)) u_owe (
+  rnic_fifo #(.Width(QpW), .Depth(NQp)) u_owe (
     .clk_i, .rst_ni,
-    .in_valid_i(owe_push), .in_ready_o(owe_in_ready), .in_data_i(24'(wa_q)),
+    .in_valid_i(owe_push), .in_ready_o(owe_in_ready), .in_data_i(wa_q),
     .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn),
     .count_o(owe_count)
   );
-  assign owe_live = owe_valid && owe_q[owe_qpn[QpW-1:0]];
+  assign owe_live = owe_valid && owe_q[owe_qpn];
   assign owe_first = owe_live && (owe_age_q == AckDelay);
   // Pushed unless queued already; the head leaving in this cycle is not.
-  assign owe_push = owe_set_q && (!owe_in_q[wa_q] || (owe_pop && (owe_qpn[QpW-1:0] == wa_q)));
+  assign owe_push = owe_set_q && (!owe_in_q[wa_q] || (owe_pop && (owe_qpn == wa_q)));
   assign owe_pop = owe_valid && (!owe_live || owe_take);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -438,7 +438,7 @@ module rnic_rx_engine #(
       owe_in_q <= '0;
       owe_age_q <= '0;
     end else begin
-      if (owe_pop) owe_in_q[owe_qpn[QpW-1:0]] <= 1'b0;
+      if (owe_pop) owe_in_q[owe_qpn] <= 1'b0;
       if (owe_push) owe_in_q[wa_q] <= 1'b1;
       if (owe_clr_q) owe_q[wa_q] <= 1'b0;
       if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) owe_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
@@ -1485,7 +1485,7 @@ module rnic_rx_engine #(
             qpn_q <= flp_qpn;   // the next batch of a yielded flush
             st_q <= StRqFlush;
           end else if (owe_take) begin
-            qpn_q <= owe_qpn;   // a delayed ACK
+            qpn_q <= 24'(owe_qpn);   // a delayed ACK
             st_q <= StAckOwed;
           end else if (pkt_valid_i && !pkt_hold) begin
             {slot_q, poff_q, d_q} <= pkt_i;
@@ -2206,10 +2206,11 @@ module rnic_rx_engine #(
             st_q <= ret_st_q;
           end
         end
-        // A delayed ACK (u_owe): everything received so far, while the QP
-        // takes requests.
+        // A delayed ACK (u_owe): everything received so far, unless the QP
+        // went to ERR meanwhile (UC/UD QPs owe none; a context write clears
+        // the QP's debt).
         StAckOwed: begin
-          if (!noack && req_state_ok) begin
+          if (req_state_ok) begin
             njob_q <= mk_job(rnic_pkg::JobAck, qpn_q, epsn - 24'd1, rnic_pkg::AethAck, msn_cur,
                             '0, '0, '0, 1'b0);
             ret_st_q <= StIdle;
@@ -2425,7 +2426,7 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{flp_count, flp_qpn[23:QpW], owe_count, owe_in_ready, owe_qpn[23:QpW], query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+  assign unused = ^{flp_count, flp_qpn[23:QpW], owe_count, owe_in_ready, query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
 
@@ -2434,12 +2435,14 @@ module rnic_rx_engine #(
   // Simulation checks (the model's builds): a WQE completes once and in
   // order (the record retired is in the ring and is the QP's next); the
   // responder's READ/atomic count stays within its 4 bits (a job is queued
-  // only under the QP's max_dest_rd_atomic, at most 15).
+  // only under the QP's max_dest_rd_atomic, at most 15); a QP owing an ACK
+  // finds room in u_owe.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
       if (ret_out) assert (head_v && (head.wqe_idx == head_idx));
       if (rsp_inc) assert (rsp_out_q[q] != 4'hf);
+      if (owe_push) assert (owe_in_ready);  // each QP waits once: there is always room
     end
   end
   /* verilator coverage_on */

@@ -17,7 +17,10 @@
  *                IBV_WC_LOC_PROT_ERR comes as soon, after the first
  *                WRITE's bytes landed;
  *   alone        a lone such WRITE: rnic1 acknowledges it on its own (one
- *                frame) and the QP's next signaled WRITE completes.
+ *                frame) and the QP's next signaled WRITE completes;
+ *   owed_err     rnic1's QP goes to ERR (its own WRITE with a bad lkey)
+ *                after such a WRITE landed and before its delayed ACK is
+ *                due: rnic1 sends nothing.
  *
  * Needs from the hardware: rnic_requester's AckReq policy (signaled WQEs
  * and every AckEvery-th WQE of a QP ask) and rnic_rx_engine's delayed ACK
@@ -191,12 +194,41 @@ static void alone(void)
 	close_res(&r);
 }
 
+static void owed_err(void)
+{
+	struct ibv_sge sg;
+	struct res r;
+	struct ibv_wc wc;
+	uint64_t f0;
+	long polls = 0;
+
+	open_res(&r);
+	f0 = rnic_verbs_wire_frames(1);
+	write_at(&r, 1, 0, 0);
+	/* An empty poll of rnic1's CQ ends at rnic1's next DMA write: the
+	 * WRITE's bytes. */
+	while (memcmp(r.b.p, r.a.p, LEN) != 0) {
+		EXPECT_EMPTY(r.p.s[1].scq, 1);
+		CHECKF(++polls < 100, "the WRITE did not land");
+	}
+	sg = t_sge(&r.b, LEN, LEN);
+	sg.lkey ^= 0x100;
+	POST_SEND(r.p.s[1].qp, 2, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, &sg, 1,
+		  t_addr(&r.a, 0), r.a.mr->rkey, 0);
+	POLL(r.p.s[1].scq, 1, &wc);
+	EXPECT_WC(&wc, 2, IBV_WC_LOC_PROT_ERR, T_ANY, r.p.s[1].qp->qp_num, T_ANY, T_ANY, T_ANY);
+	EXPECT_EMPTY(r.p.s[1].scq, 20);
+	CHECK_EQ(rnic_verbs_wire_frames(1) - f0, 0);
+	close_res(&r);
+}
+
 int main(void)
 {
 	stream();
 	tail_bind();
 	tail_error();
 	alone();
+	owed_err();
 	printf("sys_ack_req: ok\n");
 	return 0;
 }
