@@ -1,0 +1,312 @@
+// blk_rnic_rx_engine: the responder's request path of rnic_rx_engine with
+// crafted packets (what the verbs API cannot send), and its ACK requests.
+//
+// The engine alone (NQp 8): a QP context table answers its context port,
+// the memory-region port reads as no region, placement is never busy and
+// every output is taken at once. Each case below uses a QP of its own
+// (expected PSN set by a context write) and checks the jobs the engine
+// hands the transmit side (kind, QPN, PSN, syndrome, MSN), the QP errors it
+// reports and that every frame slot it took is released or handed to
+// placement. The expectations
+// are IBTA's (C9-x responder rules, docs/transport.md), written per case:
+//   ack_req      a zero-length WRITE_ONLY asking for its ACK: ACK of its
+//                PSN, MSN 1, at once;
+//   delayed      the same without AckReq: no job for 255 cycles, then the
+//                delayed ACK (PSN, MSN 1) within a few more;
+//   covered      a WRITE without AckReq, then one with it 40 cycles later:
+//                one ACK, of the second PSN, and nothing after it;
+//   dup          a duplicate WRITE without AckReq: ACK of expected PSN - 1
+//                at once (duplicates are always answered);
+//   reset        a WRITE without AckReq, then a context write of its QP:
+//                no ACK ever;
+//   middle       an RC WRITE_MIDDLE in sequence without its FIRST: NAK
+//                invalid request of its PSN, the QP reported in error;
+//   too_long     a WRITE_ONLY carrying more bytes than its RETH length:
+//                NAK invalid request, the QP reported in error.
+#include "Vrnic_rx_engine.h"
+#include "blk_common.h"
+
+#include <vector>
+
+using namespace blk;
+
+namespace {
+
+constexpr unsigned kNQp = 8;
+constexpr unsigned kRxDescW = 479, kSlotW = 2;
+constexpr unsigned kRspJobW = 243;
+constexpr uint8_t kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a;
+constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61;
+constexpr unsigned kAckDelay = 256;
+
+struct Job {
+  uint64_t cycle;
+  unsigned kind, qpn, psn, syn, msn;
+};
+
+struct Desc {
+  unsigned qpn = 0, psn = 0;
+  uint8_t op = kOpWriteOnly;
+  bool ack_req = false;
+  unsigned pay_len = 0;
+  uint64_t reth_va = 0;
+  uint32_t reth_rkey = 0, reth_len = 0;
+
+  Bits pack(unsigned slot) const {
+    Packer p(kSlotW + 8 + kRxDescW);
+    p.f(kSlotW, slot)
+        .f(8, 0)                       // payload offset in the slot
+        .f(24, qpn)
+        .f(8, op)
+        .f(24, psn)
+        .f(1, ack_req)
+        .f(1, 0)                       // se
+        .f(13, pay_len)
+        .f(64, reth_va)
+        .f(32, reth_rkey)
+        .f(32, reth_len)
+        .f(32, 0)                      // imm
+        .f(8, 0)                       // aeth_syn
+        .f(24, 0)                      // aeth_msn
+        .f(32, 0)                      // src_ip
+        .f(64, 0)
+        .f(64, 0)                      // atomic operands
+        .f(32, 0)                      // qkey
+        .f(24, 0);                     // src_qp
+    return p.done();
+  }
+};
+
+struct Bench {
+  VerilatedContext &vctx;
+  Vrnic_rx_engine t;
+  QpCfg ctx[kNQp];
+  std::vector<Job> jobs;
+  std::vector<unsigned> errs;  // QPs reported in error
+  unsigned held = 0;           // frame slots taken and not released (bit mask)
+  unsigned next_slot = 0;
+
+  explicit Bench(VerilatedContext &c) : vctx(c), t(&c, "eng") {
+    for (auto &q : ctx) {
+      q.state = 3;   // RTS
+      q.qp_type = 2; // RC
+      q.pmtu = 5;    // 4096
+      q.access = 0xf;
+      q.max_dest_rd_atomic = 4;
+    }
+    t.pkt_valid_i = 0;
+    t.infl_valid_i = 0;
+    t.rq_db_valid_i = 0;
+    t.qp_wr_i = 0;
+    t.rd_req_ready_i = 1;
+    t.rd_rsp_valid_i = 0;
+    t.rwc_lk_hit_i = 0;
+    t.rwc_lk_pend_i = 0;
+    t.rwc_lk_err_i = 0;
+    t.rwc_room_i = 1;
+    t.place_busy_i = 0;
+    t.cqe_ready_i = 1;
+    t.job_ready_i = 1;
+    t.rsp_done_i = 0;
+    t.wr_ready_i = 1;
+    t.at_ready_i = 1;
+    t.at_busy_i = 0;
+    t.at_err_valid_i = 0;
+    t.rewind_ready_i = 1;
+    t.noack_valid_i = 0;
+    t.srq_wr_i = 0;
+    t.mr_upd_ready_i = 1;
+    t.aev_ready_i = 1;
+    t.done_ready_i = 1;
+    t.query_idx_i = 0;
+    t.skip_i = 0;
+    t.skip_cycles_i = 0;
+    reset_dut(t);
+  }
+
+  // The context port answers within the cycle (ctx_idx_o is a register).
+  void drive_ctx() {
+    unsigned i = t.ctx_idx_o;
+    QpCfg q;
+    if (i < kNQp) q = ctx[i];
+    else q.state = 0;
+    vset(t.ctx_i, q.pack());
+  }
+
+  // One clock edge; what the engine offered in the cycle before it is taken.
+  void cycle() {
+    drive_ctx();
+    t.eval();
+    if (t.job_valid_o && t.job_ready_i) {
+      Bits j = vget(t.job_o, kRspJobW);
+      Job r{g_cycle, (unsigned)j.get(241, 2), (unsigned)j.get(217, 24),
+            (unsigned)j.get(193, 24), (unsigned)j.get(185, 8), (unsigned)j.get(161, 24)};
+      jobs.push_back(r);
+    }
+    if (t.qp_err_o) errs.push_back(t.qp_err_qpn_o);
+    // The slot goes back with release_o, or to placement, which frees it.
+    if (t.release_o) held &= ~(1u << t.release_slot_o);
+    if (t.place_start_o) held &= ~(1u << t.place_slot_o);
+    t.clk_i = 1;
+    t.eval();
+    t.clk_i = 0;
+    t.qp_wr_i = 0;
+    drive_ctx();
+    t.eval();
+    g_cycle++;
+  }
+
+  void run(unsigned n) {
+    for (unsigned i = 0; i < n; i++) cycle();
+  }
+
+  // A context write that resets the QP's receive side and sets its PSN.
+  void ctx_write(unsigned qpn, unsigned epsn) {
+    t.qp_wr_i = 1;
+    t.qp_wr_idx_i = qpn;
+    t.qp_wr_flags_i = (1u << 0) | (1u << 1) | (1u << 3);
+    t.qp_wr_state_i = 3;
+    t.qp_wr_rq_psn_i = epsn;
+    t.qp_wr_sq_psn_i = 0;
+    cycle();
+  }
+
+  // Offers one packet until the engine takes it.
+  void packet(const Desc &d) {
+    unsigned slot = next_slot;
+    next_slot = (next_slot + 1) % 3;
+    vset(t.pkt_i, d.pack(slot));
+    t.pkt_valid_i = 1;
+    for (unsigned n = 0;; n++) {
+      drive_ctx();
+      t.eval();
+      bool taken = t.pkt_ready_o;
+      cycle();
+      if (taken) break;
+      BLK_CHECK(n < 1000, "packet of QP %u not taken", d.qpn);
+      if (n >= 1000) break;
+    }
+    t.pkt_valid_i = 0;
+    held |= 1u << slot;
+  }
+
+  std::vector<Job> jobs_since(size_t from) const {
+    return std::vector<Job>(jobs.begin() + (long)from, jobs.end());
+  }
+};
+
+void expect_job(const char *c, const Job &j, unsigned qpn, unsigned psn, unsigned syn,
+                unsigned msn)
+{
+  BLK_CHECK(j.kind == 0 && j.qpn == qpn && j.psn == psn && j.syn == syn && j.msn == msn,
+            "%s: job kind %u qpn %u psn %u syn 0x%02x msn %u, expected ACK/NAK qpn %u psn %u "
+            "syn 0x%02x msn %u",
+            c, j.kind, j.qpn, j.psn, j.syn, j.msn, qpn, psn, syn, msn);
+}
+
+void cases(Bench &b)
+{
+  // ack_req: QP 2, PSN 100
+  b.ctx_write(2, 100);
+  size_t j0 = b.jobs.size();
+  uint64_t t0 = g_cycle;
+  b.packet(Desc{2, 100, kOpWriteOnly, true});
+  b.run(20);
+  auto js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "ack_req: %zu jobs", js.size());
+  if (js.size() == 1) {
+    expect_job("ack_req", js[0], 2, 100, kAethAck, 1);
+    BLK_CHECK(js[0].cycle - t0 < 10, "ack_req: ACK %llu cycles after the packet",
+              (unsigned long long)(js[0].cycle - t0));
+  }
+
+  // delayed: the same QP, PSN 101, no AckReq
+  j0 = b.jobs.size();
+  t0 = g_cycle;
+  b.packet(Desc{2, 101, kOpWriteOnly, false});
+  b.run(kAckDelay - 1);
+  BLK_CHECK(b.jobs.size() == j0, "delayed: a job %llu cycles after the packet",
+            (unsigned long long)(b.jobs.empty() ? 0 : b.jobs.back().cycle - t0));
+  b.run(40);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "delayed: %zu jobs", js.size());
+  if (js.size() == 1) {
+    expect_job("delayed", js[0], 2, 101, kAethAck, 2);
+    info("delayed: the ACK %llu cycles after its packet was taken",
+         (unsigned long long)(js[0].cycle - t0));
+    BLK_CHECK(js[0].cycle - t0 <= kAckDelay + 10, "delayed: ACK after %llu cycles",
+              (unsigned long long)(js[0].cycle - t0));
+  }
+
+  // covered: PSN 102 without, 103 with AckReq
+  j0 = b.jobs.size();
+  b.packet(Desc{2, 102, kOpWriteOnly, false});
+  b.run(40);
+  b.packet(Desc{2, 103, kOpWriteOnly, true});
+  b.run(2 * kAckDelay);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "covered: %zu jobs", js.size());
+  if (js.size() == 1) expect_job("covered", js[0], 2, 103, kAethAck, 4);
+
+  // dup: PSN 103 again, without AckReq
+  j0 = b.jobs.size();
+  b.packet(Desc{2, 103, kOpWriteOnly, false});
+  b.run(20);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "dup: %zu jobs", js.size());
+  if (js.size() == 1) expect_job("dup", js[0], 2, 103, kAethAck, 4);
+
+  // reset: QP 5, PSN 7 without AckReq, then the QP's context is written
+  b.ctx_write(5, 7);
+  j0 = b.jobs.size();
+  b.packet(Desc{5, 7, kOpWriteOnly, false});
+  b.run(30);
+  b.ctx_write(5, 50);
+  b.run(2 * kAckDelay);
+  BLK_CHECK(b.jobs.size() == j0, "reset: %zu jobs", b.jobs.size() - j0);
+
+  // middle: QP 3, PSN 1000, WRITE_MIDDLE without a FIRST
+  b.ctx_write(3, 1000);
+  j0 = b.jobs.size();
+  size_t e0 = b.errs.size();
+  b.packet(Desc{3, 1000, kOpWriteMiddle, true, 256});
+  b.run(30);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "middle: %zu jobs", js.size());
+  if (js.size() == 1) expect_job("middle", js[0], 3, 1000, kAethNakInvReq, 0);
+  BLK_CHECK(b.errs.size() == e0 + 1 && b.errs.back() == 3, "middle: QP errors %zu",
+            b.errs.size() - e0);
+  b.ctx[3].state = 6;  // ERR, as rnic_ctx_tables makes it
+
+  // too_long: QP 4, PSN 9, 64 bytes against a RETH length of 0
+  b.ctx_write(4, 9);
+  j0 = b.jobs.size();
+  e0 = b.errs.size();
+  b.packet(Desc{4, 9, kOpWriteOnly, true, 64, 0x1000, 0x100, 0});
+  b.run(30);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "too_long: %zu jobs", js.size());
+  if (js.size() == 1) expect_job("too_long", js[0], 4, 9, kAethNakInvReq, 0);
+  BLK_CHECK(b.errs.size() == e0 + 1 && b.errs.back() == 4, "too_long: QP errors %zu",
+            b.errs.size() - e0);
+  b.ctx[4].state = 6;
+  b.run(50);
+
+  BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
+  BLK_CHECK(b.t.quiet_o, "the engine is not quiet at the end");
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+  g_bench = "blk_rnic_rx_engine";
+  VerilatedContext vctx;
+  vctx.commandArgs(argc, argv);
+  {
+    Bench b(vctx);
+    cases(b);
+    cov_dump(vctx);
+  }
+  return finish();
+}
