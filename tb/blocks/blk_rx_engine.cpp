@@ -1,5 +1,6 @@
-// blk_rnic_rx_engine: the responder's request path of rnic_rx_engine with
-// crafted packets (what the verbs API cannot send), and its ACK requests.
+// blk_rnic_rx_engine: rnic_rx_engine with crafted packets - the responder's
+// request path (what the verbs API cannot send), its ACK requests, and the
+// completer's answer to late NAKs.
 //
 // The engine alone (NQp 8): a QP context table answers its context port,
 // the memory-region port reads as no region, placement is never busy and
@@ -22,7 +23,13 @@
 //   middle       an RC WRITE_MIDDLE in sequence without its FIRST: NAK
 //                invalid request of its PSN, the QP reported in error;
 //   too_long     a WRITE_ONLY carrying more bytes than its RETH length:
-//                NAK invalid request, the QP reported in error.
+//                NAK invalid request, the QP reported in error;
+//   late_naks    the completer: a send WQE's record (PSN 100) is handed
+//                over; an RNR NAK and a remote access NAK of PSN 90 (late:
+//                that PSN was acknowledged before) change nothing - no
+//                completion, no QP error, no rewind; then the ACK of PSN
+//                100 completes the WQE (success, its index, QPN, opcode and
+//                length) and reports progress (done_ci 1).
 #include "Vrnic_rx_engine.h"
 #include "blk_common.h"
 
@@ -35,8 +42,10 @@ namespace {
 constexpr unsigned kNQp = 8;
 constexpr unsigned kRxDescW = 479, kSlotW = 2;
 constexpr unsigned kRspJobW = 243;
-constexpr uint8_t kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a;
-constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61;
+constexpr uint8_t kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a, kOpAck = 0x11;
+constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62;
+constexpr uint8_t kAethRnr = 0x21;   // RNR NAK, timer 1 (0.01 ms)
+constexpr unsigned kInflW = 148, kCqeW = 176;
 constexpr unsigned kAckDelay = 256;
 
 struct Job {
@@ -51,6 +60,7 @@ struct Desc {
   unsigned pay_len = 0;
   uint64_t reth_va = 0;
   uint32_t reth_rkey = 0, reth_len = 0;
+  uint8_t aeth_syn = 0;
 
   Bits pack(unsigned slot) const {
     Packer p(kSlotW + 8 + kRxDescW);
@@ -66,7 +76,7 @@ struct Desc {
         .f(32, reth_rkey)
         .f(32, reth_len)
         .f(32, 0)                      // imm
-        .f(8, 0)                       // aeth_syn
+        .f(8, aeth_syn)
         .f(24, 0)                      // aeth_msn
         .f(32, 0)                      // src_ip
         .f(64, 0)
@@ -77,12 +87,19 @@ struct Desc {
   }
 };
 
+struct Cqe {
+  unsigned qpn, wqe_idx, status, opcode, byte_len;
+};
+
 struct Bench {
   VerilatedContext &vctx;
   Vrnic_rx_engine t;
   QpCfg ctx[kNQp];
   std::vector<Job> jobs;
   std::vector<unsigned> errs;  // QPs reported in error
+  std::vector<Cqe> cqes;
+  std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
+  unsigned rewinds = 0;
   unsigned held = 0;           // frame slots taken and not released (bit mask)
   unsigned next_slot = 0;
 
@@ -144,6 +161,14 @@ struct Bench {
       jobs.push_back(r);
     }
     if (t.qp_err_o) errs.push_back(t.qp_err_qpn_o);
+    if (t.cqe_valid_o && t.cqe_ready_i) {
+      Bits c = vget(t.cqe_o, kCqeW);
+      cqes.push_back(Cqe{(unsigned)c.get(136, 24), (unsigned)c.get(120, 16),
+                         (unsigned)c.get(112, 8), (unsigned)c.get(104, 8),
+                         (unsigned)c.get(72, 32)});
+    }
+    if (t.done_valid_o && t.done_ready_i) dones.emplace_back(t.done_qpn_o, t.done_ci_o);
+    if (t.rewind_valid_o && t.rewind_ready_i) rewinds++;
     // The slot goes back with release_o, or to placement, which frees it.
     if (t.release_o) held &= ~(1u << t.release_slot_o);
     if (t.place_start_o) held &= ~(1u << t.place_slot_o);
@@ -160,15 +185,36 @@ struct Bench {
     for (unsigned i = 0; i < n; i++) cycle();
   }
 
-  // A context write that resets the QP's receive side and sets its PSN.
-  void ctx_write(unsigned qpn, unsigned epsn) {
+  // A context write that resets the QP's queues and sets its PSNs.
+  void ctx_write(unsigned qpn, unsigned epsn, unsigned sq_psn = 0) {
     t.qp_wr_i = 1;
     t.qp_wr_idx_i = qpn;
-    t.qp_wr_flags_i = (1u << 0) | (1u << 1) | (1u << 3);
+    t.qp_wr_flags_i = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3);
     t.qp_wr_state_i = 3;
     t.qp_wr_rq_psn_i = epsn;
-    t.qp_wr_sq_psn_i = 0;
+    t.qp_wr_sq_psn_i = sq_psn;
     cycle();
+  }
+
+  // Hands the completer an RC send WQE's in-flight record (rnic_pkg::infl_t).
+  void record(unsigned qpn, unsigned idx, unsigned first, unsigned last, unsigned len) {
+    Packer p(kInflW);
+    p.f(24, qpn).f(8, 0).f(16, idx).f(2, 0 /* InflNormal */).f(8, 0)
+        .f(8, 1 /* WcOpWrite */).f(1, 1 /* signaled */).f(1, 0).f(24, first).f(24, last)
+        .f(32, len);
+    vset(t.infl_i, p.done());
+    t.infl_valid_i = 1;
+    for (unsigned n = 0;; n++) {
+      drive_ctx();
+      t.eval();
+      bool taken = t.infl_ready_o;
+      cycle();
+      if (taken || n >= 1000) {
+        BLK_CHECK(taken, "record of QP %u not taken", qpn);
+        break;
+      }
+    }
+    t.infl_valid_i = 0;
   }
 
   // Offers one packet until the engine takes it.
@@ -290,6 +336,40 @@ void cases(Bench &b)
   BLK_CHECK(b.errs.size() == e0 + 1 && b.errs.back() == 4, "too_long: QP errors %zu",
             b.errs.size() - e0);
   b.ctx[4].state = 6;
+  b.run(50);
+
+  // late_naks: QP 6, the send queue's first PSN 100
+  b.ctx_write(6, 0, 100);
+  b.record(6, 0, 100, 100, 64);
+  size_t c0 = b.cqes.size(), d0 = b.dones.size();
+  e0 = b.errs.size();
+  unsigned rw0 = b.rewinds;
+  Desc nak{6, 90, kOpAck, false};
+  nak.aeth_syn = kAethRnr;
+  b.packet(nak);
+  nak.aeth_syn = kAethNakRemAcc;
+  b.packet(nak);
+  b.run(100);
+  BLK_CHECK(b.cqes.size() == c0 && b.errs.size() == e0 && b.rewinds == rw0 &&
+                b.dones.size() == d0,
+            "late_naks: %zu completions, %zu QP errors, %u rewinds, %zu reports after two "
+            "late NAKs", b.cqes.size() - c0, b.errs.size() - e0, b.rewinds - rw0,
+            b.dones.size() - d0);
+  Desc ack{6, 100, kOpAck, false};
+  ack.aeth_syn = kAethAck;
+  b.packet(ack);
+  b.run(30);
+  BLK_CHECK(b.cqes.size() == c0 + 1, "late_naks: %zu completions after the ACK",
+            b.cqes.size() - c0);
+  if (b.cqes.size() == c0 + 1) {
+    const Cqe &c = b.cqes.back();
+    BLK_CHECK(c.qpn == 6 && c.wqe_idx == 0 && c.status == 0 && c.opcode == 1 && c.byte_len == 64,
+              "late_naks: completion qpn %u idx %u status %u opcode %u len %u", c.qpn,
+              c.wqe_idx, c.status, c.opcode, c.byte_len);
+  }
+  BLK_CHECK(b.dones.size() == d0 + 1 && b.dones.back().first == 6 && b.dones.back().second == 1,
+            "late_naks: %zu progress reports", b.dones.size() - d0);
+  BLK_CHECK(b.errs.size() == e0 && b.rewinds == rw0, "late_naks: an error or rewind");
   b.run(50);
 
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
