@@ -29,7 +29,16 @@
 //                that PSN was acknowledged before) change nothing - no
 //                completion, no QP error, no rewind; then the ACK of PSN
 //                100 completes the WQE (success, its index, QPN, opcode and
-//                length) and reports progress (done_ci 1).
+//                length) and reports progress (done_ci 1);
+//   tx_fault     a payload read failure reported for that WQE after it
+//                completed: nothing happens;
+//   done_wait    two WQEs retired by one ACK while the SQ scheduler takes
+//                no progress report for 20 cycles: both complete, in
+//                order, and both reports follow (done_ci 1, then 2);
+//   wqe_read_err a SEND whose receive WQE the engine reads itself (a WQE
+//                cache miss) and the read fails: the receive completes with
+//                IBV_WC_LOC_QP_OP_ERR, a NAK remote operational error goes
+//                out, the QP is reported in error.
 #include "Vrnic_rx_engine.h"
 #include "blk_common.h"
 
@@ -42,8 +51,10 @@ namespace {
 constexpr unsigned kNQp = 8;
 constexpr unsigned kRxDescW = 479, kSlotW = 2;
 constexpr unsigned kRspJobW = 243;
-constexpr uint8_t kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a, kOpAck = 0x11;
-constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62;
+constexpr uint8_t kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a,
+                  kOpAck = 0x11;
+constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
+                  kAethNakRemOp = 0x63;
 constexpr uint8_t kAethRnr = 0x21;   // RNR NAK, timer 1 (0.01 ms)
 constexpr unsigned kInflW = 148, kCqeW = 176;
 constexpr unsigned kAckDelay = 256;
@@ -100,6 +111,7 @@ struct Bench {
   std::vector<Cqe> cqes;
   std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
   unsigned rewinds = 0;
+  bool rd_pend = false, rd_err = false;   // a WQE read's response to give, failed
   unsigned held = 0;           // frame slots taken and not released (bit mask)
   unsigned next_slot = 0;
 
@@ -152,8 +164,13 @@ struct Bench {
 
   // One clock edge; what the engine offered in the cycle before it is taken.
   void cycle() {
+    t.rd_rsp_valid_i = rd_pend;
+    t.rd_rsp_err_i = rd_err;
+    t.rd_rsp_last_i = 1;
     drive_ctx();
     t.eval();
+    if (t.rd_rsp_valid_i && t.rd_rsp_ready_o) rd_pend = false;
+    if (t.rd_req_valid_o && t.rd_req_ready_i) rd_pend = true;
     if (t.job_valid_o && t.job_ready_i) {
       Bits j = vget(t.job_o, kRspJobW);
       Job r{g_cycle, (unsigned)j.get(241, 2), (unsigned)j.get(217, 24),
@@ -370,6 +387,87 @@ void cases(Bench &b)
   BLK_CHECK(b.dones.size() == d0 + 1 && b.dones.back().first == 6 && b.dones.back().second == 1,
             "late_naks: %zu progress reports", b.dones.size() - d0);
   BLK_CHECK(b.errs.size() == e0 && b.rewinds == rw0, "late_naks: an error or rewind");
+  b.run(50);
+
+  // tx_fault: QP 6's WQE 0 completed; a payload read failure reported now
+  c0 = b.cqes.size();
+  e0 = b.errs.size();
+  b.t.noack_valid_i = 1;
+  b.t.noack_err_i = 1;
+  b.t.noack_qpn_i = 6;
+  b.t.noack_idx_i = 0;
+  for (unsigned n = 0; n < 100; n++) {
+    b.drive_ctx();
+    b.t.eval();
+    bool taken = b.t.noack_ready_o;
+    b.cycle();
+    if (taken) break;
+  }
+  b.t.noack_valid_i = 0;
+  b.run(50);
+  BLK_CHECK(b.cqes.size() == c0 && b.errs.size() == e0,
+            "tx_fault: %zu completions, %zu QP errors", b.cqes.size() - c0, b.errs.size() - e0);
+
+  // done_wait: QP 1, WQEs 0 and 1 (PSNs 300, 301), one ACK, no report taken
+  b.ctx_write(1, 0, 300);
+  b.record(1, 0, 300, 300, 8);
+  b.record(1, 1, 301, 301, 16);
+  c0 = b.cqes.size();
+  d0 = b.dones.size();
+  b.t.done_ready_i = 0;
+  Desc ack2{1, 301, kOpAck, false};
+  ack2.aeth_syn = kAethAck;
+  b.packet(ack2);
+  b.run(20);
+  b.t.done_ready_i = 1;
+  b.run(30);
+  BLK_CHECK(b.cqes.size() == c0 + 2, "done_wait: %zu completions", b.cqes.size() - c0);
+  if (b.cqes.size() == c0 + 2)
+    BLK_CHECK(b.cqes[c0].wqe_idx == 0 && b.cqes[c0 + 1].wqe_idx == 1 &&
+                  b.cqes[c0].byte_len == 8 && b.cqes[c0 + 1].byte_len == 16,
+              "done_wait: completions of WQEs %u, %u", b.cqes[c0].wqe_idx,
+              b.cqes[c0 + 1].wqe_idx);
+  BLK_CHECK(b.dones.size() == d0 + 2 && b.dones[d0] == std::make_pair(1u, 1u) &&
+                b.dones[d0 + 1] == std::make_pair(1u, 2u),
+            "done_wait: %zu progress reports", b.dones.size() - d0);
+
+  // wqe_read_err: QP 7, one receive posted, a SEND_ONLY whose WQE read fails
+  b.ctx[7].rq_base = 0x10000;
+  b.ctx[7].rq_log_size = 4;
+  b.ctx[7].rq_wqe_shift = 6;
+  b.ctx[7].rcqn = 3;
+  b.ctx_write(7, 40);
+  b.t.rq_db_valid_i = 1;
+  b.t.rq_db_data_i = (1ull << 32) | 7;   // producer index 1
+  for (unsigned n = 0; n < 100; n++) {
+    b.drive_ctx();
+    b.t.eval();
+    bool taken = b.t.rq_db_ready_o;
+    b.cycle();
+    if (taken) break;
+  }
+  b.t.rq_db_valid_i = 0;
+  b.run(10);
+  c0 = b.cqes.size();
+  e0 = b.errs.size();
+  j0 = b.jobs.size();
+  b.rd_err = true;
+  b.packet(Desc{7, 40, kOpSendOnly, true, 32});
+  b.run(40);
+  b.rd_err = false;
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 1, "wqe_read_err: %zu jobs", js.size());
+  if (js.size() == 1) expect_job("wqe_read_err", js[0], 7, 40, kAethNakRemOp, 0);
+  BLK_CHECK(b.cqes.size() == c0 + 1, "wqe_read_err: %zu completions", b.cqes.size() - c0);
+  if (b.cqes.size() == c0 + 1) {
+    const Cqe &c = b.cqes.back();
+    BLK_CHECK(c.qpn == 7 && c.wqe_idx == 0 && c.status == 2 && c.opcode == 128,
+              "wqe_read_err: completion qpn %u idx %u status %u opcode %u", c.qpn, c.wqe_idx,
+              c.status, c.opcode);
+  }
+  BLK_CHECK(b.errs.size() == e0 + 1 && b.errs.back() == 7, "wqe_read_err: QP errors %zu",
+            b.errs.size() - e0);
+  b.ctx[7].state = 6;
   b.run(50);
 
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
