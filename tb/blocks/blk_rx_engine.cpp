@@ -38,7 +38,12 @@
 //   wqe_read_err a SEND whose receive WQE the engine reads itself (a WQE
 //                cache miss) and the read fails: the receive completes with
 //                IBV_WC_LOC_QP_OP_ERR, a NAK remote operational error goes
-//                out, the QP is reported in error.
+//                out, the QP is reported in error;
+//   dup_atomic   a duplicate CMP_SWAP while the atomic unit is full (not
+//                ready for 20 cycles): handed to it once, marked duplicate,
+//                with its PSN; no job of the engine's own;
+//   err_waits    a responder error while the ACK before it still waits
+//                for the transmit side: the NAK follows the ACK.
 #include "Vrnic_rx_engine.h"
 #include "blk_common.h"
 
@@ -56,7 +61,8 @@ constexpr uint8_t kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a
 constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
                   kAethNakRemOp = 0x63;
 constexpr uint8_t kAethRnr = 0x21;   // RNR NAK, timer 1 (0.01 ms)
-constexpr unsigned kInflW = 148, kCqeW = 176;
+constexpr unsigned kInflW = 148, kCqeW = 176, kAtOpW = 266;
+constexpr uint8_t kOpCmpSwap = 0x13;
 constexpr unsigned kAckDelay = 256;
 
 struct Job {
@@ -111,6 +117,7 @@ struct Bench {
   std::vector<Cqe> cqes;
   std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
   unsigned rewinds = 0;
+  std::vector<std::pair<unsigned, bool>> atomics;  // handed to the unit: PSN, duplicate
   bool rd_pend = false, rd_err = false;   // a WQE read's response to give, failed
   unsigned held = 0;           // frame slots taken and not released (bit mask)
   unsigned next_slot = 0;
@@ -186,6 +193,10 @@ struct Bench {
     }
     if (t.done_valid_o && t.done_ready_i) dones.emplace_back(t.done_qpn_o, t.done_ci_o);
     if (t.rewind_valid_o && t.rewind_ready_i) rewinds++;
+    if (t.at_valid_o && t.at_ready_i) {
+      Bits a = vget(t.at_o, kAtOpW);
+      atomics.emplace_back((unsigned)a.get(218, 24), a.bit(0));
+    }
     // The slot goes back with release_o, or to placement, which frees it.
     if (t.release_o) held &= ~(1u << t.release_slot_o);
     if (t.place_start_o) held &= ~(1u << t.place_slot_o);
@@ -468,6 +479,43 @@ void cases(Bench &b)
   BLK_CHECK(b.errs.size() == e0 + 1 && b.errs.back() == 7, "wqe_read_err: QP errors %zu",
             b.errs.size() - e0);
   b.ctx[7].state = 6;
+  b.run(50);
+
+  // dup_atomic: QP 2 expects PSN 104; a CMP_SWAP of PSN 99 again
+  j0 = b.jobs.size();
+  size_t a0 = b.atomics.size();
+  b.t.at_ready_i = 0;
+  b.packet(Desc{2, 99, kOpCmpSwap, true, 0, 0x2000, 0x100, 8});
+  b.run(20);
+  BLK_CHECK(b.atomics.size() == a0, "dup_atomic: handed over while the unit is full");
+  b.t.at_ready_i = 1;
+  b.run(20);
+  BLK_CHECK(b.atomics.size() == a0 + 1 && b.atomics.back().first == 99 &&
+                b.atomics.back().second,
+            "dup_atomic: %zu atomics handed over", b.atomics.size() - a0);
+  BLK_CHECK(b.jobs.size() == j0, "dup_atomic: %zu jobs", b.jobs.size() - j0);
+
+  // err_waits: QP 2's WRITE (PSN 104) asks for its ACK, which the transmit
+  // side does not take; then QP 5 gets a WRITE_MIDDLE without its FIRST.
+  b.ctx_write(5, 50);
+  j0 = b.jobs.size();
+  e0 = b.errs.size();
+  b.t.job_ready_i = 0;
+  b.packet(Desc{2, 104, kOpWriteOnly, true});
+  b.packet(Desc{5, 50, kOpWriteMiddle, true, 256});
+  b.run(20);
+  BLK_CHECK(b.errs.size() == e0, "err_waits: the QP error before the ACK left");
+  b.t.job_ready_i = 1;
+  b.run(30);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 2, "err_waits: %zu jobs", js.size());
+  if (js.size() == 2) {
+    expect_job("err_waits ACK", js[0], 2, 104, kAethAck, 5);
+    expect_job("err_waits NAK", js[1], 5, 50, kAethNakInvReq, 0);
+  }
+  BLK_CHECK(b.errs.size() == e0 + 1 && b.errs.back() == 5, "err_waits: QP errors %zu",
+            b.errs.size() - e0);
+  b.ctx[5].state = 6;
   b.run(50);
 
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
