@@ -231,18 +231,24 @@ struct Bench {
         .f(8, 1 /* WcOpWrite */).f(1, 1 /* signaled */).f(1, 0).f(24, first).f(24, last)
         .f(32, len);
     vset(t.infl_i, p.done());
-    t.infl_valid_i = 1;
-    for (unsigned n = 0;; n++) {
+    BLK_CHECK(offer(t.infl_valid_i, [&] { return t.infl_ready_o; }), "record of QP %u not taken",
+              qpn);
+  }
+
+  // Holds valid high until ready() says the engine takes it (at most 1000
+  // cycles); whether it did.
+  template <class R>
+  bool offer(CData &valid, R ready) {
+    bool taken = false;
+    valid = 1;
+    for (unsigned n = 0; n < 1000 && !taken; n++) {
       drive_ctx();
       t.eval();
-      bool taken = t.infl_ready_o;
+      taken = ready();
       cycle();
-      if (taken || n >= 1000) {
-        BLK_CHECK(taken, "record of QP %u not taken", qpn);
-        break;
-      }
     }
-    t.infl_valid_i = 0;
+    valid = 0;
+    return taken;
   }
 
   // Offers one packet until the engine takes it.
@@ -250,17 +256,8 @@ struct Bench {
     unsigned slot = next_slot;
     next_slot = (next_slot + 1) % 3;
     vset(t.pkt_i, d.pack(slot));
-    t.pkt_valid_i = 1;
-    for (unsigned n = 0;; n++) {
-      drive_ctx();
-      t.eval();
-      bool taken = t.pkt_ready_o;
-      cycle();
-      if (taken) break;
-      BLK_CHECK(n < 1000, "packet of QP %u not taken", d.qpn);
-      if (n >= 1000) break;
-    }
-    t.pkt_valid_i = 0;
+    BLK_CHECK(offer(t.pkt_valid_i, [&] { return t.pkt_ready_o; }), "packet of QP %u not taken",
+              d.qpn);
     held |= 1u << slot;
   }
 
@@ -403,18 +400,11 @@ void cases(Bench &b)
   // tx_fault: QP 6's WQE 0 completed; a payload read failure reported now
   c0 = b.cqes.size();
   e0 = b.errs.size();
-  b.t.noack_valid_i = 1;
   b.t.noack_err_i = 1;
   b.t.noack_qpn_i = 6;
   b.t.noack_idx_i = 0;
-  for (unsigned n = 0; n < 100; n++) {
-    b.drive_ctx();
-    b.t.eval();
-    bool taken = b.t.noack_ready_o;
-    b.cycle();
-    if (taken) break;
-  }
-  b.t.noack_valid_i = 0;
+  BLK_CHECK(b.offer(b.t.noack_valid_i, [&] { return b.t.noack_ready_o; }),
+            "tx_fault: the report not taken");
   b.run(50);
   BLK_CHECK(b.cqes.size() == c0 && b.errs.size() == e0,
             "tx_fault: %zu completions, %zu QP errors", b.cqes.size() - c0, b.errs.size() - e0);
@@ -448,16 +438,9 @@ void cases(Bench &b)
   b.ctx[7].rq_wqe_shift = 6;
   b.ctx[7].rcqn = 3;
   b.ctx_write(7, 40);
-  b.t.rq_db_valid_i = 1;
   b.t.rq_db_data_i = (1ull << 32) | 7;   // producer index 1
-  for (unsigned n = 0; n < 100; n++) {
-    b.drive_ctx();
-    b.t.eval();
-    bool taken = b.t.rq_db_ready_o;
-    b.cycle();
-    if (taken) break;
-  }
-  b.t.rq_db_valid_i = 0;
+  BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
+            "wqe_read_err: the doorbell not taken");
   b.run(10);
   c0 = b.cqes.size();
   e0 = b.errs.size();
