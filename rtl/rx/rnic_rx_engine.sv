@@ -407,13 +407,13 @@ module rnic_rx_engine #(
   // Delayed ACKs. A message whose last packet does not ask for an ACK
   // (AckReq clear: rnic_requester asks on signaled WQEs and on every
   // AckEvery-th) leaves its QP owing one: the QP waits in u_owe (each QP
-  // once, owe_in_q) and gets an ACK of everything received so far
-  // (StAckOwed) when the engine has nothing else to take, or before the
-  // next packet once it has waited AckDelay cycles - unless a job made for
-  // the QP since (an ACK, NAK or READ response: each acknowledges as much)
-  // paid it (owe_q cleared). Under load the ACKs of the messages that ask
-  // cover the others and no frame is sent for them. The marks are set and
-  // cleared a cycle after the arm decides, for the QP of that cycle (wa_q).
+  // once, owe_in_q) and, once it has waited AckDelay cycles, gets an ACK
+  // of everything received so far (StAckOwed, taken before the next
+  // packet) - unless a job made for the QP since (an ACK, NAK or READ
+  // response: each acknowledges as much) paid it (owe_q cleared). Under
+  // load the ACKs of the messages that ask cover the others and no frame
+  // is sent for them. The marks are set and cleared a cycle after the arm
+  // decides, for the QP of that cycle (wa_q).
   localparam logic [8:0] AckDelay = 9'd256;
   logic owe_set_q, owe_clr_q;
   logic owe_push, owe_pop, owe_valid, owe_in_ready, owe_live, owe_first, owe_take;
