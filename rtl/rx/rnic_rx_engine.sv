@@ -520,42 +520,21 @@ module rnic_rx_engine #(
 
   // ---------------------------------------------------------------------------
   // SGE mapping: message bytes [moff, moff+plen) onto the WQE's SGEs
+  // (u_sge_map below; its SGE key checks go through u_mr_check). Mapping
+  // ends in the cycle that takes the last SGE: the fit checks see the state
+  // after it, so a message costs no cycle of its own for them.
   // ---------------------------------------------------------------------------
-  logic [2:0] sge_first_q, sge_cnt_q, sge_i_q;
+  logic [2:0] sge_first_q;
   logic [31:0] moff_q;
-  logic [33:0] acc_q;      // message bytes the SGEs before sge_i_q hold (4 x 2^32 max)
   logic [12:0] plen_q;
-  logic [2:0] nseg_q;
-  logic [255:0] seg_addr_q;
-  logic [127:0] seg_len_q;
-  logic [63:0] seg_poff_q;
-  logic map_prot_q;
-  logic map_ovf_q;         // the packet needs more than four segments
-
-  logic [127:0] sge;
-  logic [31:0] sge_len, sge_key;
-  logic [63:0] sge_va;
-  assign sge = wqe_q[({4'd0, sge_first_q} + {4'd0, sge_i_q}) * 128 +: 128];
-  assign sge_len = sge[31:0];
-  assign sge_key = sge[63:32];
-  assign sge_va = sge[127:64];
-
-  logic [33:0] m_lo, m_hi, s_lo, s_hi, s_end;   // overlap of this packet's bytes and the SGE
-  assign m_lo = {2'd0, moff_q};
-  assign m_hi = {2'd0, moff_q} + {21'd0, plen_q};
-  assign s_end = acc_q + {2'd0, sge_len};
-  assign s_lo = (acc_q > m_lo) ? acc_q : m_lo;
-  assign s_hi = (s_end < m_hi) ? s_end : m_hi;
-
-  // Mapping ends in the cycle that takes the last SGE: the fit checks see
-  // the state after it (map_acc, map_ovf, map_prot), so a message costs no
-  // cycle of its own for them. map_all: every SGE was taken before.
-  logic map_all, map_last, map_ovf, map_prot;
-  logic [33:0] map_acc;
-  assign map_all = (sge_i_q == sge_cnt_q);
-  assign map_last = (sge_i_q + 3'd1 == sge_cnt_q);
-  assign map_acc = map_all ? acc_q : s_end;
-  assign map_ovf = map_ovf_q || (!map_all && (s_hi > s_lo) && (nseg_q == 3'd4));
+  logic map_start, map_walk, map_rewalk, map_seg_set;
+  logic [2:0] map_cnt, sge_cnt, nseg;
+  logic map_all, map_last, map_hit, map_fits, map_ovf, map_prot;
+  logic [31:0] sge_key, sge_chk_len;
+  logic [63:0] sge_chk_va;
+  logic [255:0] seg_addr;
+  logic [127:0] seg_len;
+  logic [63:0] seg_poff;
 
   // Key check: SGE (local write) while mapping a receive or response, the
   // request's rkey otherwise (READ: remote read, atomic: remote atomic,
@@ -572,10 +551,8 @@ module rnic_rx_engine #(
   logic chk_cont;
   assign chk_cont = is_write && !is_first;
   assign chk_key = chk_sge ? sge_key : chk_cont ? wr_rkey_q[q] : d_q.reth_rkey;
-  logic [33:0] sge_off;   // where in the SGE this packet's bytes start
-  assign sge_off = s_lo - acc_q;
-  assign chk_va = chk_sge ? sge_va + {30'd0, sge_off} : chk_cont ? wr_va_cur : d_q.reth_va;
-  assign chk_len = chk_sge ? 32'(s_hi - s_lo) : is_atomic ? 32'd8 :
+  assign chk_va = chk_sge ? sge_chk_va : chk_cont ? wr_va_cur : d_q.reth_va;
+  assign chk_len = chk_sge ? sge_chk_len : is_atomic ? 32'd8 :
                    chk_cont ? {19'd0, d_q.pay_len} : d_q.reth_len;
   assign chk_acc = chk_sge ? 4'b0001 : is_read_req ? 4'b0100 : is_atomic ? 4'b1000 : 4'b0010;
   // SEND_WITH_INV: the IETH holds the rkey big-endian (imm: wire bytes).
@@ -588,7 +565,6 @@ module rnic_rx_engine #(
     .mr_i(mr_i), .key_i(chk_key), .rkey_i(!chk_sge), .qpn_i(qpn_q), .pd_i(ctx.pd), .va_i(chk_va),
     .len_i(chk_len), .access_i(chk_acc), .ok_o(chk_ok), .bus_o(chk_bus)
   );
-  assign map_prot = map_prot_q || (!map_all && (s_hi > s_lo) && !chk_ok);
   // The window a SEND_WITH_INV names: bound, of this PD, and (type 2) to
   // this QP.
   /* verilator lint_off UNUSEDSIGNAL */  // a view of the MR port
@@ -951,14 +927,13 @@ module rnic_rx_engine #(
   // copied from the frame like READ data).
   // An atomic ACK whose 8-byte buffer is one SGE, mapped without error in
   // its first StMap cycle, offers the write in that cycle (mw_try) with the
-  // address StMap would put in seg_addr_q; if the write is not taken, StMap
+  // address StMap would put in the first segment; if the write is not taken, StMap
   // goes on to StAckWr as before, which offers the same write.
   assign mw_try = (st_q == StMap) && (op == rnic_pkg::OpAtomicAck) && !wqe_err_q &&
-                  (sge_cnt_q <= 3'd4) && !map_all && map_last && !ud_pass1_q &&
-                  (nseg_q == 3'd0) && (s_hi > s_lo) && (m_hi <= map_acc) && !map_ovf &&
-                  !map_prot;
+                  (sge_cnt <= 3'd4) && map_last && !ud_pass1_q && (nseg == 3'd0) &&
+                  map_hit && map_fits && !map_ovf && !map_prot;
   assign wr_valid_o = (st_q == StAckWr) || mw_try;
-  assign wr_addr_o = mw_try ? chk_bus : seg_addr_q[63:0];
+  assign wr_addr_o = mw_try ? chk_bus : seg_addr[63:0];
   assign wr_len_o = 16'd8;
   assign wr_data_o = DataW'(d_q.atomic_swap);
   assign wr_last_o = 1'b1;
@@ -1125,10 +1100,10 @@ module rnic_rx_engine #(
 
   assign place_slot_o = slot_q;
   assign place_base_o = {8'd0, poff_q};
-  assign place_nseg_o = nseg_q;
-  assign place_addr_o = seg_addr_q;
-  assign place_len_o = seg_len_q;
-  assign place_poff_o = seg_poff_q;
+  assign place_nseg_o = nseg;
+  assign place_addr_o = seg_addr;
+  assign place_len_o = seg_len;
+  assign place_poff_o = seg_poff;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -1151,6 +1126,41 @@ module rnic_rx_engine #(
   assign f_b0 = (beat_q == '0) ? rd_rsp_data_i[7:0] : wqe_q[7:0];
   assign f_ds = (beat_q == '0) ? rd_rsp_data_i[39:32] : wqe_q[39:32];
   assign f_cnt = (sge_first_q == 3'd1) ? f_b0 : (f_ds - {5'd0, sge_first_q});
+
+  // StMap's rkey path (WRITE, READ request, atomic): an operation the QP's
+  // access flags do not enable is an invalid request; a key, range or
+  // MR-right failure a remote access error. A WRITE's payload must fit what
+  // its RETH (or what is left of it) announced.
+  logic rk_bad, rk_long;
+  assign rk_bad = !ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
+                  ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
+                  (chk_cont && (d_q.pay_len != 13'd0) && !chk_ok) ||
+                  ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok);
+  assign rk_long = (is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) ||
+                   (!is_first && ({19'd0, d_q.pay_len} > wr_left_cur));
+  // The mapper's controls, as the state machine's arms decide: a WQE read
+  // or taken from the cache starts a list; StMap walks it for a receive or
+  // response (map_walk), walks it again for a UD receive's payload after
+  // its GRH area (map_rewalk), and sets a WRITE's one segment.
+  assign map_start = ((st_sel == StFetchData) && rd_rsp_valid_i && rd_rsp_last_i) || rwc_use;
+  assign map_cnt = rwc_use ? ((rwc_cnt > 8'd4) ? 3'd5 : rwc_cnt[2:0]) :
+                             ((f_cnt > 8'd4) ? 3'd5 : f_cnt[2:0]);
+  assign map_walk = (st_sel == StMap) && !is_write && !is_read_req && !is_atomic &&
+                    !wqe_err_q && (sge_cnt <= 3'd4);
+  assign map_rewalk = map_walk && ud_pass1_q && map_all && map_fits && !map_ovf && !map_prot;
+  assign map_seg_set = (st_sel == StMap) && is_write && !rk_bad && !rk_long;
+  rnic_sge_map u_sge_map (
+    .clk_i, .rst_ni,
+    .wqe_i(wqe_q), .first_i(sge_first_q),
+    .moff_i(moff_q), .plen_i(plen_q), .adj_i(adj_q),
+    .start_i(map_start), .cnt_i(map_cnt), .rewalk_i(map_rewalk), .step_i(map_walk),
+    .seg_set_i(map_seg_set), .seg_len_i(d_q.pay_len),
+    .key_o(sge_key), .va_o(sge_chk_va), .len_o(sge_chk_len),
+    .chk_ok_i(chk_ok), .chk_bus_i(chk_bus),
+    .cnt_o(sge_cnt), .all_o(map_all), .last_o(map_last), .hit_o(map_hit),
+    .fits_o(map_fits), .ovf_o(map_ovf), .prot_o(map_prot),
+    .nseg_o(nseg), .seg_addr_o(seg_addr), .seg_len_o(seg_len), .seg_poff_o(seg_poff)
+  );
 
   // The WQE being read (StFetchReq, StFetchData) or taken from the cache,
   // in a process of its own: Yosys 0.23's proc_mux matches each signal of
@@ -1193,17 +1203,8 @@ module rnic_rx_engine #(
       beat_q <= '0;
       wqe_err_q <= 1'b0;
       sge_first_q <= '0;
-      sge_cnt_q <= '0;
-      sge_i_q <= '0;
       moff_q <= '0;
-      acc_q <= '0;
       plen_q <= '0;
-      nseg_q <= '0;
-      seg_addr_q <= '0;
-      seg_len_q <= '0;
-      seg_poff_q <= '0;
-      map_prot_q <= 1'b0;
-      map_ovf_q <= 1'b0;
       err_syn_q <= '0;
       err_status_q <= '0;
       err_cqe_q <= 1'b0;
@@ -1379,7 +1380,6 @@ module rnic_rx_engine #(
       if (mp_now) begin
         // What StReq's in-order path sets before it chooses StMap
         {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
-        nseg_q <= '0;
       end
       if (ap_now) begin
         place_start_o <= 1'b1;
@@ -1828,7 +1828,6 @@ module rnic_rx_engine #(
                 // cache, the rest is acknowledged again without placing it.
                 if (is_read_req) begin
                   dup_q <= 1'b1;
-                  nseg_q <= '0;
                   st_q <= StMap;  // a duplicate takes no new resource
                 end else if (is_atomic) begin
                   st_q <= StAtDup;
@@ -1909,7 +1908,6 @@ module rnic_rx_engine #(
                   end
                 end
                 st_q <= StMap;  // WRITE with immediate: the RQ WQE only gets the CQE
-                nseg_q <= '0;
               end
             end else if ((is_read_req || is_atomic) &&
                          (rsp_out_q[q] >= ctx.max_dest_rd_atomic)) begin
@@ -1920,7 +1918,6 @@ module rnic_rx_engine #(
             end else begin
               {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
               st_q <= StMap;  // WRITE, READ request or atomic
-              nseg_q <= '0;
             end
           end
         end
@@ -1941,16 +1938,7 @@ module rnic_rx_engine #(
           if (rd_rsp_valid_i) begin
             beat_q <= beat_q + 1'b1;
             if (rd_rsp_err_i) wqe_err_q <= 1'b1;
-            if (rd_rsp_last_i) begin
-              sge_i_q <= '0;
-              acc_q <= '0;
-              nseg_q <= '0;
-              seg_len_q <= '0;
-              map_prot_q <= 1'b0;
-              map_ovf_q <= 1'b0;
-              sge_cnt_q <= (f_cnt > 8'd4) ? 3'd5 : f_cnt[2:0];
-              st_q <= StMap;
-            end
+            if (rd_rsp_last_i) st_q <= StMap;   // (map_start)
           end
         end
         StMap: begin
@@ -1959,10 +1947,7 @@ module rnic_rx_engine #(
             // An operation the QP's access flags do not enable is an
             // invalid request; a key, range or MR-right failure is a
             // remote access error.
-            if (!ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
-                ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
-                (chk_cont && (d_q.pay_len != 13'd0) && !chk_ok) ||
-                ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok)) begin
+            if (rk_bad) begin
               err_syn_q <= !ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ?
                            rnic_pkg::AethNakInvReq : rnic_pkg::AethNakRemAcc;
               // A WRITE_ONLY with immediate already holds its receive: a
@@ -1992,8 +1977,7 @@ module rnic_rx_engine #(
               end
               ret_st_q <= StDrop;
               st_q <= StJob;
-            end else if ((is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) ||
-                         (!is_first && ({19'd0, d_q.pay_len} > wr_left_cur))) begin
+            end else if (rk_long) begin
               err_syn_q <= rnic_pkg::AethNakInvReq;
               st_q <= qp_uc ? StDrop : StErrCqe;
               if (qp_uc) begin
@@ -2003,10 +1987,7 @@ module rnic_rx_engine #(
                 {rmsg_off_wv_q, rmsg_off_wd_q} <= {1'b1, 32'd0};
               end
             end else begin
-              seg_addr_q[63:0] <= chk_bus;
-              seg_len_q <= {96'd0, 19'd0, d_q.pay_len};
-              seg_poff_q <= '0;
-              nseg_q <= 3'd1;
+              // (the one segment: map_seg_set)
               if (is_first) begin
                 wr_rkey_q[q] <= d_q.reth_rkey;
                 {wr_va_wv_q, wr_va_wd_q} <= {1'b1, d_q.reth_va + {51'd0, d_q.pay_len}};
@@ -2018,33 +1999,19 @@ module rnic_rx_engine #(
               end
               st_q <= StPlace;
             end
-          end else if (wqe_err_q || (sge_cnt_q > 3'd4)) begin
+          end else if (wqe_err_q || (sge_cnt > 3'd4)) begin
             err_syn_q <= rnic_pkg::AethNakRemOp;
             err_status_q <= rnic_pkg::WcLocQpOpErr;
             err_cqe_q <= is_send;
             st_q <= is_send ? StErrCqe : StDrop;
           end else begin
-            // This SGE (while any is left): check its key when the message
-            // touches it. At most four segments per packet (more is a
-            // length error).
-            if (!map_all) begin
-              if (s_hi > s_lo) begin
-                if (!chk_ok) map_prot_q <= 1'b1;
-                if (nseg_q == 3'd4) map_ovf_q <= 1'b1;
-                else begin
-                  seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus;
-                  seg_len_q[nseg_q[1:0]*32 +: 32] <= 32'(s_hi - s_lo);
-                  seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo) - adj_q;
-                  nseg_q <= nseg_q + 3'd1;
-                end
-              end
-              acc_q <= s_end;
-              sge_i_q <= sge_i_q + 3'd1;
-            end
+            // The mapper takes this SGE (map_walk): its key is checked
+            // when the message touches it; at most four segments per packet
+            // (more is a length error).
             // All SGEs seen, or the last one taken now: does the message
             // fit? (A UD GRH pass ends in a cycle of its own: it maps again.)
             if (map_all || (map_last && !ud_pass1_q)) begin
-              if ((m_hi > map_acc) || map_ovf) begin
+              if (!map_fits || map_ovf) begin
                 err_syn_q <= rnic_pkg::AethNakInvReq;
                 err_status_q <= rnic_pkg::WcLocLenErr;
                 err_cqe_q <= is_send;
@@ -2056,9 +2023,8 @@ module rnic_rx_engine #(
                 st_q <= is_send ? StErrCqe : StDrop;
               end else if (ud_pass1_q) begin
                 // GRH area mapped: now the payload, from message byte 40.
+                // (map_rewalk)
                 ud_pass1_q <= 1'b0;
-                sge_i_q <= '0;
-                acc_q <= '0;
                 moff_q <= 32'd40;
                 adj_q <= 16'd40;
                 plen_q <= d_q.pay_len;
@@ -2324,19 +2290,9 @@ module rnic_rx_engine #(
         end
       end
 
-      // A WQE from the cache (rwc_use) skips the read: the mapping starts as
-      // at the end of StFetchData. (In StReq these registers are free on
-      // every other path.)
-      if (rwc_use) begin
-        wqe_err_q <= rwc_lk_err_i;
-        sge_i_q <= '0;
-        acc_q <= '0;
-        nseg_q <= '0;
-        seg_len_q <= '0;
-        map_prot_q <= 1'b0;
-        map_ovf_q <= 1'b0;
-        sge_cnt_q <= (rwc_cnt > 8'd4) ? 3'd5 : rwc_cnt[2:0];
-      end
+      // A WQE from the cache (rwc_use) skips the read: the mapping starts
+      // (map_start) as at the end of StFetchData.
+      if (rwc_use) wqe_err_q <= rwc_lk_err_i;
       if (st_sel == StReq) rwc_sq_q <= 1'b0;
 
       // The ACK timer after progress, in StTmrUpd or at the end of a plain
