@@ -80,6 +80,9 @@ package rnic_pkg;
   localparam int unsigned WqeMaxBytes = 256;
   localparam int unsigned WqeBits = 8 * WqeMaxBytes;
   localparam int unsigned MaxSge = 4;
+  // Placement segments per packet: MaxSge, and one more for a UD receive
+  // whose GRH area and payload share an SGE (each part is its own segment).
+  localparam int unsigned MaxSeg = MaxSge + 1;
   // WQEs the transport engine reads for their scatter lists (rnic_rwqe_cache):
   // a receive WQE's 16-byte header and MaxSge SGEs (RwqeRqBytes); a READ's
   // send WQE with its two segments before the SGEs (RwqeBytes, what an entry

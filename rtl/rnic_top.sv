@@ -366,9 +366,9 @@ module rnic_top #(
   logic [rnic_pkg::RxSlotW-1:0] pl_slot;
   logic [15:0] pl_base;
   logic [2:0] pl_nseg;
-  logic [255:0] pl_addr;
-  logic [127:0] pl_len;
-  logic [63:0] pl_poff;
+  logic [64*rnic_pkg::MaxSeg-1:0] pl_addr;
+  logic [32*rnic_pkg::MaxSeg-1:0] pl_len;
+  logic [16*rnic_pkg::MaxSeg-1:0] pl_poff;
   logic cqe_valid, cqe_ready;
   logic [rnic_pkg::CqeReqW-1:0] cqe;
   // Responder jobs: the engine's through the atomic unit (which merges its

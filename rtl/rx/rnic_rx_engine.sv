@@ -95,9 +95,9 @@ module rnic_rx_engine #(
   output logic [rnic_pkg::RxSlotW-1:0] place_slot_o,
   output logic [15:0] place_base_o,
   output logic [2:0]  place_nseg_o,
-  output logic [255:0] place_addr_o,
-  output logic [127:0] place_len_o,
-  output logic [63:0] place_poff_o,
+  output logic [64*rnic_pkg::MaxSeg-1:0] place_addr_o,
+  output logic [32*rnic_pkg::MaxSeg-1:0] place_len_o,
+  output logic [16*rnic_pkg::MaxSeg-1:0] place_poff_o,
   input  logic        place_busy_i,
   // Trace: the packet of the placement job place_start_o starts (its QPN,
   // PSN, and bit 0 first / bit 1 last packet of its message or response,
@@ -532,9 +532,9 @@ module rnic_rx_engine #(
   logic map_all, map_last, map_hit, map_fits, map_ovf, map_prot;
   logic [31:0] sge_key, sge_chk_len;
   logic [63:0] sge_chk_va;
-  logic [255:0] seg_addr;
-  logic [127:0] seg_len;
-  logic [63:0] seg_poff;
+  logic [64*rnic_pkg::MaxSeg-1:0] seg_addr;
+  logic [32*rnic_pkg::MaxSeg-1:0] seg_len;
+  logic [16*rnic_pkg::MaxSeg-1:0] seg_poff;
 
   // Key check: SGE (local write) while mapping a receive or response, the
   // request's rkey otherwise (READ: remote read, atomic: remote atomic,
@@ -2006,8 +2006,8 @@ module rnic_rx_engine #(
             st_q <= is_send ? StErrCqe : StDrop;
           end else begin
             // The mapper takes this SGE (map_walk): its key is checked
-            // when the message touches it; at most four segments per packet
-            // (more is a length error).
+            // when the message touches it; at most MaxSeg segments per
+            // packet (more is a length error).
             // All SGEs seen, or the last one taken now: does the message
             // fit? (A UD GRH pass ends in a cycle of its own: it maps again.)
             if (map_all || (map_last && !ud_pass1_q)) begin

@@ -4,6 +4,7 @@
 module rnic_rx_place #(
   parameter int unsigned DataW = 256,
   parameter int unsigned SlotW = rnic_pkg::RxSlotW,
+  localparam int unsigned MaxSeg = rnic_pkg::MaxSeg,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
@@ -14,9 +15,9 @@ module rnic_rx_place #(
   input  logic [SlotW-1:0] slot_i,
   input  logic [15:0] base_i,           // frame byte offset of payload byte 0
   input  logic [2:0]  nseg_i,
-  input  logic [255:0] seg_addr_i,      // bus address, segment i in [64i+63:64i]
-  input  logic [127:0] seg_len_i,       // bytes, [32i+31:32i]
-  input  logic [63:0] seg_poff_i,       // payload offset, [16i+15:16i]
+  input  logic [64*MaxSeg-1:0] seg_addr_i,   // bus address, segment i in [64i+63:64i]
+  input  logic [32*MaxSeg-1:0] seg_len_i,    // bytes, [32i+31:32i]
+  input  logic [16*MaxSeg-1:0] seg_poff_i,   // payload offset, [16i+15:16i]
   output logic        busy_o,
   // The frame slot is no longer needed (one-cycle pulse in the job's last cycle)
   output logic        release_o,
@@ -39,16 +40,18 @@ module rnic_rx_place #(
   logic [SlotW-1:0] slot_q;
   logic [15:0] base_q;
   logic [2:0] nseg_q, seg_q;
-  logic [255:0] addr_q;
-  logic [127:0] len_q;
-  logic [63:0] poff_q;
+  logic [64*MaxSeg-1:0] addr_q;
+  logic [32*MaxSeg-1:0] len_q;
+  logic [16*MaxSeg-1:0] poff_q;
   logic [15:0] done_q;     // bytes of the current segment written
 
   logic [31:0] cur_len;
   logic [15:0] src;
   logic fin;               // the job's last cycle
-  assign cur_len = len_q[seg_q[1:0]*32 +: 32];
-  assign src = base_q + poff_q[seg_q[1:0]*16 +: 16] + done_q;
+  logic [2:0] seg_i;       // seg_q within the vectors (past nseg_q nothing is read)
+  assign seg_i = (seg_q < 3'(MaxSeg)) ? seg_q : 3'd0;
+  assign cur_len = len_q[seg_i*32 +: 32];
+  assign src = base_q + poff_q[seg_i*16 +: 16] + done_q;
 
   assign busy_o = busy_q;
   assign release_o = fin;
@@ -56,7 +59,7 @@ module rnic_rx_place #(
   assign rd_slot_o = slot_q;
   assign rd_word_o = src >> LaneW;
   assign wr_data_o = DataW'(rd_data_i >> (8 * src[LaneW-1:0]));
-  assign wr_addr_o = addr_q[seg_q[1:0]*64 +: 64];
+  assign wr_addr_o = addr_q[seg_i*64 +: 64];
   assign wr_len_o = cur_len[15:0];
   assign wr_last_o = ({16'd0, done_q} + Bytes >= cur_len);
 

@@ -1,17 +1,20 @@
 // rnic_sge_map: maps one packet's message bytes [moff, moff + plen) onto a
-// WQE's scatter list, one SGE per step, into at most four placement
-// segments (bus address, length, payload offset). Each SGE the packet
+// WQE's scatter list, one SGE per step, into placement segments (bus address, length, payload offset). Each SGE the packet
 // touches is checked for the bytes it gets (key_o/va_o/len_o go to an MR
 // check outside, its result comes back on chk_ok_i/chk_bus_i in the same
 // cycle), so a receive SGE longer than the message (length 0 is 2^31 bytes)
 // or its MR is never refused for bytes it does not get. The responder maps
 // receives with it; the completer maps READ responses and atomic ACKs.
+// A list has at most four SGEs, so one window makes at most four segments;
+// a UD receive maps two windows (its GRH area, then the payload), which may
+// share an SGE: MaxSeg (five) segments hold both.
 //
 // The fit signals show the state after the current step (all_o, last_o,
 // acc_o, ovf_o, prot_o, fits_o), so the step that takes the last SGE also
 // decides whether the packet fits.
 module rnic_sge_map #(
-  parameter int unsigned WqeBits = rnic_pkg::WqeBits
+  parameter int unsigned WqeBits = rnic_pkg::WqeBits,
+  localparam int unsigned MaxSeg = rnic_pkg::MaxSeg
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -48,20 +51,20 @@ module rnic_sge_map #(
   output logic        last_o,     // the current SGE is the last
   output logic        hit_o,      // the packet puts bytes into the current SGE
   output logic        fits_o,     // the SGEs taken (this step's included) hold the window's end
-  output logic        ovf_o,      // the packet needs more than four segments
+  output logic        ovf_o,      // the packet needs more than MaxSeg segments
   output logic        prot_o,     // an SGE the packet touches failed its key check
   // Segments for placement
   output logic [2:0]  nseg_o,
-  output logic [255:0] seg_addr_o,   // segment i in [64i+63:64i]
-  output logic [127:0] seg_len_o,    // [32i+31:32i]
-  output logic [63:0] seg_poff_o     // [16i+15:16i]
+  output logic [64*MaxSeg-1:0] seg_addr_o,   // segment i in [64i+63:64i]
+  output logic [32*MaxSeg-1:0] seg_len_o,    // [32i+31:32i]
+  output logic [16*MaxSeg-1:0] seg_poff_o    // [16i+15:16i]
 );
   logic [2:0] cnt_q, i_q, nseg_q;
   logic [33:0] acc_q;      // message bytes the SGEs before i_q hold (4 x 2^32 max)
   logic prot_q, ovf_q;
-  logic [255:0] seg_addr_q;
-  logic [127:0] seg_len_q;
-  logic [63:0] seg_poff_q;
+  logic [64*MaxSeg-1:0] seg_addr_q;
+  logic [32*MaxSeg-1:0] seg_len_q;
+  logic [16*MaxSeg-1:0] seg_poff_q;
 
   logic [3:0] slot;
   logic [127:0] sge;
@@ -89,7 +92,7 @@ module rnic_sge_map #(
   assign hit_o = !all_o && (s_hi > s_lo);
   assign acc_next = all_o ? acc_q : s_end;
   assign fits_o = (m_hi <= acc_next);
-  assign ovf_o = ovf_q || (hit_o && (nseg_q == 3'd4));
+  assign ovf_o = ovf_q || (hit_o && (nseg_q == 3'(MaxSeg)));
   assign prot_o = prot_q || (hit_o && !chk_ok_i);
 
   assign nseg_o = nseg_q;
@@ -119,18 +122,18 @@ module rnic_sge_map #(
     end else begin
       if (seg_set_i) begin
         seg_addr_q[63:0] <= chk_bus_i;
-        seg_len_q <= {115'd0, seg_len_i};
+        seg_len_q <= (32*MaxSeg)'(seg_len_i);
         seg_poff_q <= '0;
         nseg_q <= 3'd1;
       end
       if (step_i && !all_o) begin
         if (hit_o) begin
           if (!chk_ok_i) prot_q <= 1'b1;
-          if (nseg_q == 3'd4) ovf_q <= 1'b1;
+          if (nseg_q == 3'(MaxSeg)) ovf_q <= 1'b1;
           else begin
-            seg_addr_q[nseg_q[1:0]*64 +: 64] <= chk_bus_i;
-            seg_len_q[nseg_q[1:0]*32 +: 32] <= len_o;
-            seg_poff_q[nseg_q[1:0]*16 +: 16] <= 16'(s_lo) - adj_i;
+            seg_addr_q[nseg_q*64 +: 64] <= chk_bus_i;
+            seg_len_q[nseg_q*32 +: 32] <= len_o;
+            seg_poff_q[nseg_q*16 +: 16] <= 16'(s_lo) - adj_i;
             nseg_q <= nseg_q + 3'd1;
           end
         end

@@ -1,6 +1,6 @@
 // blk_rnic_rx_place: rnic_rx_place alone (DATAW 256 and 64).
 //
-// Placement jobs of 0..4 segments with random bus addresses, lengths (some
+// Placement jobs of 0..5 segments with random bus addresses, lengths (some
 // zero), payload offsets and frame base offsets, over three C++ frame slots of
 // random bytes behind the rd_slot_o/rd_word_o/rd_data_i port (rd_data_i is
 // combinational: the two consecutive words at rd_word_o). The DMA write stream
@@ -19,6 +19,7 @@ using namespace blk;
 #endif
 constexpr unsigned kBytes = DATAW / 8;
 constexpr unsigned kWords = (4200 + kBytes - 1) / kBytes + 2;  // as rnic_rx_parser
+constexpr unsigned kMaxSeg = 5;  // rnic_pkg::MaxSeg
 
 namespace {
 struct Seg {
@@ -88,7 +89,7 @@ int main(int argc, char **argv) {
       job.slot = (unsigned)r.range(0, 2);
       if (r.chance(0.1)) refill(job.slot);  // a new frame in that slot
       job.base = r.chance(0.7) ? (uint16_t)(54 + 4 * r.range(0, 5)) : (uint16_t)r.range(0, 100);
-      const unsigned nseg = (unsigned)r.range(0, 4);
+      const unsigned nseg = (unsigned)r.range(0, kMaxSeg);
       // payload of up to 4096 bytes, cut into segments (RECV scatter list)
       uint32_t pay = r.chance(0.1) ? (uint32_t)r.range(2048, 4096) : (uint32_t)r.range(0, 600);
       uint32_t off = 0;
@@ -107,8 +108,8 @@ int main(int argc, char **argv) {
         if (s.len == 0) zero_segs++;
         job.segs.push_back(s);
       }
-      Bits a(256), l(128), p(64);
-      for (unsigned i = 0; i < 4; i++) {  // unused entries: random junk
+      Bits a(64 * kMaxSeg), l(32 * kMaxSeg), p(16 * kMaxSeg);
+      for (unsigned i = 0; i < kMaxSeg; i++) {  // unused entries: random junk
         a.set(64 * i, 64, r.u64());
         l.set(32 * i, 32, r.u32());
         p.set(16 * i, 16, r.u32());

@@ -98,9 +98,9 @@ module fv_rnic_rx_engine (
   logic [rnic_pkg::RxSlotW-1:0] place_slot_o;
   logic [15:0] place_base_o;
   logic [2:0] place_nseg_o;
-  logic [255:0] place_addr_o;
-  logic [127:0] place_len_o;
-  logic [63:0] place_poff_o;
+  logic [64*rnic_pkg::MaxSeg-1:0] place_addr_o;
+  logic [32*rnic_pkg::MaxSeg-1:0] place_len_o;
+  logic [16*rnic_pkg::MaxSeg-1:0] place_poff_o;
   logic [23:0] place_ev_qpn_o;
   logic [23:0] place_ev_psn_o;
   logic [2:0] place_ev_pos_o;

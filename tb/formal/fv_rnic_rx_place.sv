@@ -7,7 +7,7 @@
 // of slot and byte offset, read through the block's read port); the slot is
 // released once per job, in the cycle the last beat of its last segment with
 // bytes is taken or later, never before, and busy ends the cycle after. The engine starts a job only when the block is idle and gives at
-// most four segments of at most 12 bytes (assumed).
+// MaxSeg (five) segments of at most 12 bytes (assumed).
 module fv_rnic_rx_place (
   input logic        clk_i,
   input logic        rst_ni,
@@ -15,13 +15,14 @@ module fv_rnic_rx_place (
   input logic [1:0]  slot_i,
   input logic [15:0] base_i,
   input logic [2:0]  nseg_i,
-  input logic [255:0] seg_addr_i,
-  input logic [127:0] seg_len_i,
-  input logic [63:0] seg_poff_i,
+  input logic [64*rnic_pkg::MaxSeg-1:0] seg_addr_i,
+  input logic [32*rnic_pkg::MaxSeg-1:0] seg_len_i,
+  input logic [16*rnic_pkg::MaxSeg-1:0] seg_poff_i,
   input logic        wr_ready_i
 );
   localparam int unsigned DataW = 32;
   localparam int unsigned Bytes = DataW / 8;
+  localparam int unsigned MaxSeg = rnic_pkg::MaxSeg;
 
   logic busy_o, release_o, wr_valid_o, wr_last_o;
   logic [1:0] release_slot_o, rd_slot_o;
@@ -53,9 +54,9 @@ module fv_rnic_rx_place (
   logic [1:0] slot_q;
   logic [15:0] base_q;
   logic [2:0] nseg_q;
-  logic [255:0] addr_q;
-  logic [127:0] len_q;
-  logic [63:0] poff_q;
+  logic [64*MaxSeg-1:0] addr_q;
+  logic [32*MaxSeg-1:0] len_q;
+  logic [16*MaxSeg-1:0] poff_q;
   // Shadow progress: segment k (the next one with bytes at or after k),
   // beat b of it; released once.
   logic [2:0] k;
@@ -63,9 +64,9 @@ module fv_rnic_rx_place (
   logic job_q, released_q;
 
   function automatic logic [2:0] next_seg(input logic [2:0] from, input logic [2:0] n,
-                                         input logic [127:0] lens);
+                                         input logic [32*MaxSeg-1:0] lens);
     next_seg = n;
-    for (int j = 3; j >= 0; j--)
+    for (int j = MaxSeg - 1; j >= 0; j--)
       if ((3'(j) >= from) && (3'(j) < n) && (lens[32*j +: 32] != 32'd0)) next_seg = 3'(j);
   endfunction
 
@@ -74,8 +75,8 @@ module fv_rnic_rx_place (
   logic [15:0] src;
   logic take;
   assign seg = next_seg(k, nseg_q, len_q);
-  assign seg_len = len_q[32*seg[1:0] +: 32];
-  assign src = base_q + poff_q[16*seg[1:0] +: 16] + 16'(b * Bytes);
+  assign seg_len = len_q[32*seg +: 32];
+  assign src = base_q + poff_q[16*seg +: 16] + 16'(b * Bytes);
   assign take = wr_valid_o && wr_ready_i;
 
   always_ff @(posedge clk_i) begin
@@ -128,8 +129,8 @@ module fv_rnic_rx_place (
   always_comb begin
     if (rst_ni) begin
       if (busy_o) assume (!start_i);
-      assume (nseg_i <= 3'd4);
-      for (int j = 0; j < 4; j++) assume (seg_len_i[32*j +: 32] <= 32'd12);
+      assume (nseg_i <= 3'(MaxSeg));
+      for (int j = 0; j < MaxSeg; j++) assume (seg_len_i[32*j +: 32] <= 32'd12);
 
       assert (busy_o == job_q);
       if (!busy_o) assert (!wr_valid_o && !release_o);
@@ -140,7 +141,7 @@ module fv_rnic_rx_place (
       end
       if (wr_valid_o) begin
         assert (seg < nseg_q);
-        assert (wr_addr_o == addr_q[64*seg[1:0] +: 64]);
+        assert (wr_addr_o == addr_q[64*seg +: 64]);
         assert (wr_len_o == seg_len[15:0]);
         assert (wr_last_o == (32'(b + 16'd1) * Bytes >= seg_len));
         for (int i = 0; i < Bytes; i++)

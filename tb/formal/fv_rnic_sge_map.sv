@@ -1,5 +1,5 @@
 // Properties of rnic_sge_map (a 1024-bit WQE: SGE slots 1..7): never more
-// than four segments, none empty; a segment is written with the bus address
+// than MaxSeg (five) segments, none empty; a segment is written with the bus address
 // and length of the check that allowed it; the segments one window (a start
 // or a rewalk up to the end of the list) adds tile the payload without gaps
 // (each starts where the one before ended), and a window that fits without
@@ -29,9 +29,9 @@ module fv_rnic_sge_map (
   logic [63:0] va_o;
   logic [2:0] cnt_o, nseg_o;
   logic all_o, last_o, hit_o, fits_o, ovf_o, prot_o;
-  logic [255:0] seg_addr_o;
-  logic [127:0] seg_len_o;
-  logic [63:0] seg_poff_o;
+  logic [64*rnic_pkg::MaxSeg-1:0] seg_addr_o;
+  logic [32*rnic_pkg::MaxSeg-1:0] seg_len_o;
+  logic [16*rnic_pkg::MaxSeg-1:0] seg_poff_o;
 
   rnic_sge_map #(.WqeBits(1024)) dut (
     .clk_i, .rst_ni, .wqe_i, .first_i, .moff_i, .plen_i, .adj_i,
@@ -57,7 +57,7 @@ module fv_rnic_sge_map (
   logic bad_q;           // a check the packet needed failed since the start
   logic [2:0] k0_q;      // the window's first segment
   logic append;
-  assign append = step_i && hit_o && (nseg_o != 3'd4);
+  assign append = step_i && hit_o && (nseg_o != 3'd5);
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       started <= 1'b0;
@@ -94,23 +94,28 @@ module fv_rnic_sge_map (
   logic [2:0] k0;
   assign k0 = newwin ? nseg_o : k0_q;
 
-  logic [15:0] pf0, pf1, pf2, pf3;
-  logic [31:0] ln0, ln1, ln2, ln3;
-  assign {pf3, pf2, pf1, pf0} = seg_poff_o;
-  assign {ln3, ln2, ln1, ln0} = seg_len_o;
+  logic [15:0] pf0, pf1, pf2, pf3, pf4;
+  logic [31:0] ln0, ln1, ln2, ln3, ln4;
+  assign {pf4, pf3, pf2, pf1, pf0} = seg_poff_o;
+  assign {ln4, ln3, ln2, ln1, ln0} = seg_len_o;
   logic [15:0] pf_k0;
-  assign pf_k0 = (k0 == 3'd0) ? pf0 : (k0 == 3'd1) ? pf1 : (k0 == 3'd2) ? pf2 : pf3;
+  assign pf_k0 = (k0 == 3'd0) ? pf0 : (k0 == 3'd1) ? pf1 : (k0 == 3'd2) ? pf2 :
+                 (k0 == 3'd3) ? pf3 : pf4;
   logic [31:0] ln_app;
-  assign ln_app = (napp_q == 3'd0) ? ln0 : (napp_q == 3'd1) ? ln1 : (napp_q == 3'd2) ? ln2 : ln3;
+  assign ln_app = (napp_q == 3'd0) ? ln0 : (napp_q == 3'd1) ? ln1 : (napp_q == 3'd2) ? ln2 :
+                  (napp_q == 3'd3) ? ln3 : ln4;
   logic [63:0] ad_app;
-  assign ad_app = seg_addr_o[napp_q[1:0]*64 +: 64];
+  assign ad_app = (napp_q == 3'd0) ? seg_addr_o[63:0] : (napp_q == 3'd1) ? seg_addr_o[127:64] :
+                  (napp_q == 3'd2) ? seg_addr_o[191:128] : (napp_q == 3'd3) ? seg_addr_o[255:192] :
+                  seg_addr_o[319:256];
 
   // Where the window's last segment ends in the payload: with the
   // segments contiguous, its bytes are those from the first segment's
   // start to there.
   logic [15:0] w_end;
   assign w_end = (nseg_o == 3'd1) ? pf0 + ln0[15:0] : (nseg_o == 3'd2) ? pf1 + ln1[15:0] :
-                 (nseg_o == 3'd3) ? pf2 + ln2[15:0] : pf3 + ln3[15:0];
+                 (nseg_o == 3'd3) ? pf2 + ln2[15:0] : (nseg_o == 3'd4) ? pf3 + ln3[15:0] :
+                 pf4 + ln4[15:0];
 
   always_comb begin
     if (rst_ni) begin
@@ -133,12 +138,13 @@ module fv_rnic_sge_map (
       if (rewalk_i) assume (step_i && all_o);
 
       // The block's side.
-      assert (nseg_o <= 3'd4);
+      assert (nseg_o <= 3'd5);
       if (walking) begin
         if (nseg_o > 3'd0) assert (ln0 != 32'd0);
         if (nseg_o > 3'd1) assert (ln1 != 32'd0);
         if (nseg_o > 3'd2) assert (ln2 != 32'd0);
         if (nseg_o > 3'd3) assert (ln3 != 32'd0);
+        if (nseg_o > 3'd4) assert (ln4 != 32'd0);
       end
       if (app_q) begin
         assert (nseg_o == napp_q + 3'd1);
@@ -152,6 +158,7 @@ module fv_rnic_sge_map (
         if ((k0 < 3'd1) && (nseg_o > 3'd1)) assert (pf1 == pf0 + ln0[15:0]);
         if ((k0 < 3'd2) && (nseg_o > 3'd2)) assert (pf2 == pf1 + ln1[15:0]);
         if ((k0 < 3'd3) && (nseg_o > 3'd3)) assert (pf3 == pf2 + ln2[15:0]);
+        if ((k0 < 3'd4) && (nseg_o > 3'd4)) assert (pf4 == pf3 + ln3[15:0]);
         if (fits_o && !ovf_o) begin
           if (nseg_o > k0) begin
             assert (pf_k0 == moff_i[15:0] - adj_i);

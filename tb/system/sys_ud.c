@@ -16,6 +16,11 @@
  *   ud_grh_ah          ibv_init_ah_from_wc() on the received GRH area gives
  *                      the sender's GID, and a reply through
  *                      ibv_create_ah_from_wc() arrives;
+ *   ud_scatter_shared  a receive of four SGEs whose second holds the end of
+ *                      the GRH area and the start of the data (30, 20, 100
+ *                      and 500 bytes, 400 bytes sent): the GRH area's IPv4
+ *                      header and the data land across all four, five
+ *                      pieces in all;
  *   ud_wr_api          ibv_wr_send/ibv_wr_send_imm + ibv_wr_set_ud_addr +
  *                      ibv_wr_set_sge, and ibv_wr_complete without
  *                      ibv_wr_set_ud_addr fails (EINVAL);
@@ -109,7 +114,7 @@ static void run(int loopback)
 	cfg.loopback = loopback;
 	cfg.qp_type = IBV_QPT_UD;
 	cfg.qkey = QKEY;
-	cfg.caps.max_recv_sge = 2;
+	cfg.caps.max_recv_sge = 4;
 	cfg.send_ops_flags = OPS;
 	t_pair_open(&r.p, &cfg);
 	qpx = r.p.s[0].qpx;
@@ -182,6 +187,38 @@ static void run(int loopback)
 	}
 	CHECK_OK(ibv_destroy_ah(ah));
 	printf("ud_grh_ah: reply through ibv_create_ah_from_wc: ok\n");
+
+	/* ud_scatter_shared */
+	memset(r.rbuf.p, CANARY, BUF_LEN);
+	{
+		struct ibv_recv_wr rw, *bad = NULL;
+		struct ibv_sge s4[4];
+
+		s4[0] = t_sge(&r.rbuf, 5000, 30);
+		s4[1] = t_sge(&r.rbuf, 6000, 20);
+		s4[2] = t_sge(&r.rbuf, 6500, 100);
+		s4[3] = t_sge(&r.rbuf, 7000, 500);
+		memset(&rw, 0, sizeof(rw));
+		rw.wr_id = 32;
+		rw.sg_list = s4;
+		rw.num_sge = 4;
+		CHECK_OK(ibv_post_recv(r.p.s[1].qp, &rw, &bad));
+	}
+	sg = t_sge(&r.src, 0, 400);
+	POST_UD_SEND(r.p.s[0].qp, 33, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1,
+		     r.p.s[0].ah, r.qpn1, QKEY, 0);
+	POLL(r.p.s[1].rcq, 1, &wc);
+	expect_ud_recv(&r, &wc, 32, 400, 0, 0);
+	/* GRH area bytes 20..39: the IPv4 header (version 4, IHL 5 first) */
+	CHECK_EQ(r.rbuf.p[5000 + 20], 0x45);
+	CHECK_FILL(r.rbuf.p + 5000, CANARY, 20);
+	CHECK_MEM(r.rbuf.p + 6010, r.src.p, 10);
+	CHECK_MEM(r.rbuf.p + 6500, r.src.p + 10, 100);
+	CHECK_MEM(r.rbuf.p + 7000, r.src.p + 110, 290);
+	CHECK_FILL(r.rbuf.p + 7290, CANARY, 210);
+	POLL(r.p.s[0].scq, 1, &wc);
+	EXPECT_WC(&wc, 33, IBV_WC_SUCCESS, IBV_WC_SEND, r.qpn0, T_ANY, 0, T_ANY);
+	printf("ud_scatter_shared: ok\n");
 
 	/* ud_wr_api */
 	memset(r.rbuf.p, CANARY, BUF_LEN);
