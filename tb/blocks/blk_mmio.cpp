@@ -15,9 +15,10 @@
 // every read answered exactly one cycle later, every SQ doorbell delivered
 // once and in order, RQ and SRQ doorbells delivered once each in the order
 // written through the one receive queue, db_data_o = {SRQ, data[62:0]} (bit
-// 63 set only on SRQ_DB, forced to 0 on SQ/RQ/CQ_DB), MMIO back-pressure only
-// while the doorbell's queue is not ready, CQ_DB strobes, and writes to
-// read-only or unmapped offsets changing nothing.
+// 63 set only on SRQ_DB, forced to 0 on SQ/RQ/CQ_DB), BlueFlame words
+// (SQ_BF0..7) into the SQ queue with all 64 bits and db_bf_o = {1, word},
+// MMIO back-pressure only while the doorbell's queue is not ready, CQ_DB
+// strobes, and writes to read-only or unmapped offsets changing nothing.
 #include "Vrnic_mmio.h"
 #include "blk_common.h"
 
@@ -101,7 +102,13 @@ unsigned op_limit(uint8_t op) { return op == CmdCqWrite ? NCQ : op == CmdMrWrite
 
 // What the doorbell queue receives for a write of data to a doorbell: bit 63
 // marks an SRQ doorbell (SRQ_DB) and is 0 for every other doorbell.
+// A BlueFlame word (RegSqBf0 + 8 slot): WQE data for the SQ doorbell queue,
+// all 64 bits kept, with db_bf_o = {1, slot}.
+constexpr uint16_t RegSqBf0 = 0x1040;
+bool is_bf(uint16_t a) { return a >= RegSqBf0 && a < RegSqBf0 + 0x40; }
+
 uint64_t db_word(uint16_t a, uint64_t data) {
+  if (is_bf(a)) return data;
   return (data & ~(1ull << 63)) | (uint64_t)(a == RegSrqDb) << 63;
 }
 
@@ -139,7 +146,7 @@ int main(int argc, char **argv) {
   uint32_t ip = 0, qidx = 0;
   uint8_t result = 0;
   bool busy = false;          // a QP_WRITE that resets a queue waits for quiet_i
-  unsigned busy_reads = 0, reset_gos = 0, inval_gos = 0;
+  unsigned busy_reads = 0, reset_gos = 0, inval_gos = 0, bf_words = 0;
   QpView seen_prev;  // what the query inputs showed in the previous cycle
 
   // Doorbells: written by the host (accepted MMIO writes) and seen by the
@@ -197,7 +204,7 @@ int main(int argc, char **argv) {
     uint16_t a;
     do {
       a = (uint16_t)(r.u32() & 0xFFF8);
-    } while (mapped(a));
+    } while (mapped(a) || is_bf(a));
     return a;
   };
   auto rand_op = [&]() {
@@ -231,7 +238,7 @@ int main(int argc, char **argv) {
     else if (k < 60)
       return rand_go();
     else if (k < 73)
-      o.addr = RegSqDb;
+      o.addr = r.chance(0.2) ? (uint16_t)(RegSqBf0 + 8 * r.range(0, 7)) : (uint16_t)RegSqDb;
     else if (k < 81)
       o.addr = RegRqDb;
     else if (k < 88)
@@ -356,7 +363,7 @@ int main(int argc, char **argv) {
     }
 
     // ---- handshake: only a doorbell whose queue is not ready waits
-    const bool is_sq = have && cur.we && cur.addr == RegSqDb;
+    const bool is_sq = have && cur.we && (cur.addr == RegSqDb || is_bf(cur.addr));
     const bool is_srq = have && cur.we && cur.addr == RegSrqDb;
     const bool is_rq = (have && cur.we && cur.addr == RegRqDb) || is_srq;
     if (have) {
@@ -381,6 +388,11 @@ int main(int argc, char **argv) {
                 "%s 0x%04x: db_data_o=0x%016llx, expected 0x%016llx (written 0x%016llx)",
                 have ? "write" : "no request", cur.addr, (unsigned long long)top.db_data_o,
                 (unsigned long long)db_word(cur.addr, cur.data), (unsigned long long)cur.data);
+    if (top.sq_db_valid_o) {
+      const unsigned bf = is_bf(cur.addr) ? 8u | ((cur.addr - RegSqBf0) >> 3) : 0u;
+      BLK_CHECK(top.db_bf_o == bf, "write 0x%04x: db_bf_o=0x%x, expected 0x%x", cur.addr,
+                top.db_bf_o, bf);
+    }
     if (top.sq_db_valid_o && top.sq_db_ready_i) sq_seen.push_back(top.db_data_o);
     if (top.rq_db_valid_o && top.rq_db_ready_i) rq_seen.push_back(top.db_data_o);
     cq_dbs += top.cq_db_valid_o;
@@ -478,7 +490,8 @@ int main(int argc, char **argv) {
         if (a == RegPortMac) mac = cur.data & 0xFFFFFFFFFFFFull;
         if (a == RegPortIp) ip = (uint32_t)cur.data;
         if (a >= RegCmdArg0 && a < RegCmdGo) args[(a - RegCmdArg0) / 8] = cur.data;
-        if (a == RegSqDb) sq_host.push_back(db_word(a, cur.data));
+        if (a == RegSqDb || is_bf(a)) sq_host.push_back(db_word(a, cur.data));
+        bf_words += is_bf(a);
         if (a == RegRqDb || a == RegSrqDb) {
           const int srq = a == RegSrqDb;
           rq_host.push_back(db_word(a, cur.data));
@@ -488,7 +501,8 @@ int main(int argc, char **argv) {
         }
         if ((a == RegSqDb || a == RegRqDb || a == RegCqDb) && (cur.data >> 63)) db_hi_in++;
         if (a == RegDevId || a == RegCaps || a == RegCmdStatus || a == RegCmdOut0 ||
-            a == RegCmdOut0 + 8 || a == RegCntTx || a == RegCntTx + 0x18 || !mapped(a))
+            a == RegCmdOut0 + 8 || a == RegCntTx || a == RegCntTx + 0x18 ||
+            (!mapped(a) && !is_bf(a)))
           ro_writes++;
         if (go) {
           result = !good_op(go_op) ? 1 : go_idx >= op_limit(go_op) ? 2 : 0;
@@ -525,25 +539,27 @@ int main(int argc, char **argv) {
                 stale_out > 10 && sq_host.size() > 3000 && n_rq > 1500 && n_srq > 1500 &&
                 rq_switch > 1000 && db_hi_in > 1000 && srq_stalls > 200 && cq_dbs > 500 &&
                 db_stalls > 1000 && ro_writes > 200 && arg_reads_nz > 500 && arg7_strobes > 100 &&
-                reset_gos > 50 && inval_gos > 20 && busy_reads > 5,
+                reset_gos > 50 && inval_gos > 20 && busy_reads > 5 && bf_words > 300,
             "weak coverage: strobes %u/%u/%u/%u, bad op %u, bad index %u (SRQ %u), OUT reads %u "
             "(%u right after GO), doorbells SQ %zu RQ %u SRQ %u (%u RQ/SRQ switches, %u with "
             "bit 63 written) CQ %u, %u stall cycles (%u SRQ), %u writes to RO/unmapped, %u "
             "non-zero ARG reads, %u strobes with ARG7 set, %u resetting QP_WRITEs, %u "
-            "invalidating MR_WRITEs, %u busy status reads",
+            "invalidating MR_WRITEs, %u busy status reads, %u BlueFlame words",
             strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx, srq_bad_idx, out_reads,
             stale_out, sq_host.size(), n_rq, n_srq, rq_switch, db_hi_in, cq_dbs, db_stalls,
-            srq_stalls, ro_writes, arg_reads_nz, arg7_strobes, reset_gos, inval_gos, busy_reads);
+            srq_stalls, ro_writes, arg_reads_nz, arg7_strobes, reset_gos, inval_gos, busy_reads,
+            bf_words);
   info("NQp=%u NCq=%u NMr=%u DataW=%u MaxRdOut=%u: CAPS 0x%016llx", NQP, NCQ, NMR, DATAW, MAXRD,
        (unsigned long long)caps_ref());
   info(
       "%u MMIO ops (%u reads, %u writes): QP/CQ/MR/SRQ strobes %u/%u/%u/%u, bad op %u, bad "
       "index %u (SRQ_WRITE %u); doorbells SQ %zu, RQ %u + SRQ %u in one queue (%u switches "
       "between them), CQ %u, %u written with bit 63 set on SQ/RQ/CQ_DB; %u cycles of doorbell "
-      "back-pressure (%u on SRQ_DB); %u OUT reads, %u CMD_ARG reads (%u non-zero)",
+      "back-pressure (%u on SRQ_DB); %u OUT reads, %u CMD_ARG reads (%u non-zero); %u "
+      "BlueFlame words",
       ops, reads, writes, strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx,
       srq_bad_idx, sq_host.size(), n_rq, n_srq, rq_switch, cq_dbs, db_hi_in, db_stalls, srq_stalls,
-      out_reads, arg_reads, arg_reads_nz);
+      out_reads, arg_reads, arg_reads_nz, bf_words);
   info(
       "note: %u CMD_OUT reads in the cycle right after a QP_QUERY GO returned the previous "
       "query's QP (OUT registers lag the GO by one cycle)",
