@@ -820,7 +820,11 @@ module rnic_rx_engine #(
   logic rd_last;
   assign rd_last = (st_sel == StAfterPlace) && cqe_free && rnic_pkg::op_is_response(op) &&
                    (d_q.psn == head.last_psn);
-  assign ret_out = !need_done_q &&
+  // A record taken by StRetire (or completed by its last READ response)
+  // leaves only if it is still there: a context write that resets the SQ
+  // meanwhile (a progress report or a placement in between) emptied the
+  // ring, and the QP starts again from WQE 0.
+  assign ret_out = !need_done_q && head_v &&
                    ((st_q == StRetireOut) || ((st_sel == StRetire) && cqe_free && ret_take) ||
                     rd_last);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
