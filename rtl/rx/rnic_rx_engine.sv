@@ -383,8 +383,35 @@ module rnic_rx_engine #(
     fault_upd.status = rnic_pkg::WcGeneralErr;
   end
 
-  logic pend_err_q;          // driver moved a QP to ERR: flush it
-  logic [23:0] pend_err_qpn_q;
+  // The driver moved QPs to ERR (QP_WRITE with state ERR): each waits in
+  // u_err_pend once (err_in_q) until the engine flushes it, first thing
+  // when idle (StIdle: its in-flight records, then its receive queue).
+  // Until stop 42 one register held one such QP, and a second move before
+  // the engine was idle replaced it: the first QP's WQEs in flight then
+  // waited for their ACK timeout (forever with timeout 0).
+  logic pend_err, errp_push, errp_pop, errp_in_ready;
+  logic [QpW-1:0] errp_qpn;
+  logic [NQp-1:0] err_in_q;
+  logic [$clog2(NQp):0] errp_count;
+  rnic_fifo #(.Width(QpW), .Depth(NQp)) u_err_pend (
+    .clk_i, .rst_ni,
+    .in_valid_i(errp_push), .in_ready_o(errp_in_ready), .in_data_i(qp_wr_idx_i[QpW-1:0]),
+    .out_valid_o(pend_err), .out_ready_i(errp_pop), .out_data_o(errp_qpn),
+    .count_o(errp_count)
+  );
+  // Pushed unless queued already; the head leaving in this cycle is not.
+  assign errp_push = qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr) &&
+                     (qp_wr_idx_i < 24'(NQp)) &&
+                     (!err_in_q[qp_wr_idx_i[QpW-1:0]] ||
+                      (errp_pop && (errp_qpn == qp_wr_idx_i[QpW-1:0])));
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      err_in_q <= '0;
+    end else begin
+      if (errp_pop) err_in_q[errp_qpn] <= 1'b0;
+      if (errp_push) err_in_q[qp_wr_idx_i[QpW-1:0]] <= 1'b1;
+    end
+  end
 
   // Retire loop parameters
   logic flushing_q;       // complete everything with flush error
@@ -1045,7 +1072,9 @@ module rnic_rx_engine #(
   // on at its end.
   assign done_wait = need_done_q && !done_ready_i;
   assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end || ret_drop) && !done_wait &&
-                !pend_err_q;
+                !pend_err;
+  // The StIdle arm takes the first QP moved to ERR before anything else.
+  assign errp_pop = ((st_sel == StIdle) || (st_sel == StDrop)) && !done_wait && pend_err;
   // A request's after-place work that ends the event (no ACK job left for
   // StJob, no invalidation) takes a waiting RQ doorbell in the same cycle
   // (ap_db; doorbells come first in StIdle too): it touches neither the
@@ -1053,7 +1082,7 @@ module rnic_rx_engine #(
   logic ap_db;
   assign ap_db = (st_sel == StAfterPlace) && cqe_free && !rnic_pkg::op_is_response(op) &&
                  !rnic_pkg::op_has_ieth(op) && (!d_q.ack_req || noack || !job_v_q) &&
-                 !done_wait && !pend_err_q && rq_db_valid_i;
+                 !done_wait && !pend_err && rq_db_valid_i;
   assign rq_db_ready_o = idle || ap_db;
   logic db_take;
   assign db_take = rq_db_valid_i && rq_db_ready_o;
@@ -1242,8 +1271,6 @@ module rnic_rx_engine #(
       qp_err_o <= 1'b0;
       qp_err_sqe_o <= 1'b0;
       qp_err_qpn_o <= '0;
-      pend_err_q <= 1'b0;
-      pend_err_qpn_q <= '0;
       rwc_hint_q <= 1'b0;
       rwc_hint_ev_q <= 1'b0;
       rwc_hint2_q <= 1'b0;
@@ -1340,10 +1367,6 @@ module rnic_rx_engine #(
       tmr_v_q <= 1'b0;
       rd_done_o <= 1'b0;
       aev_push_q <= 1'b0;
-      if (qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr)) begin
-        pend_err_q <= 1'b1;
-        pend_err_qpn_q <= qp_wr_idx_i;
-      end
       if (cqe_valid_o && cqe_ready_i) need_cqe_q <= 1'b0;
       if (st_q != StRqFlush) fl_cnt_q <= '0;
       if (done_valid_o && done_ready_i) need_done_q <= 1'b0;
@@ -1429,9 +1452,8 @@ module rnic_rx_engine #(
           st_q <= StIdle;
           if (done_wait) begin
             // wait: done_ci_o still describes qpn_q
-          end else if (pend_err_q && !(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr))) begin
-            pend_err_q <= 1'b0;
-            qpn_q <= pend_err_qpn_q;
+          end else if (pend_err) begin
+            qpn_q <= 24'(errp_qpn);   // (errp_pop)
             flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
             ret_st_q <= StRqFlush;
@@ -2386,7 +2408,7 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{flp_count, flp_qpn[23:QpW], owe_count, owe_in_ready, query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+  assign unused = ^{flp_count, flp_qpn[23:QpW], owe_count, owe_in_ready, errp_count, errp_in_ready, query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
 
@@ -2403,6 +2425,7 @@ module rnic_rx_engine #(
       if (ret_out) assert (head_v && (head.wqe_idx == head_idx));
       if (rsp_inc) assert (rsp_out_q[q] != 4'hf);
       if (owe_push) assert (owe_in_ready);  // each QP waits once: there is always room
+      if (errp_push) assert (errp_in_ready);  // likewise
     end
   end
   /* verilator coverage_on */

@@ -498,6 +498,49 @@ void cases(Bench &b)
   b.ctx[5].state = 6;
   b.run(50);
 
+  // err_twice: QPs 3 and 4 each have a WRITE in flight; while the engine
+  // waits for a progress report to be taken, the driver moves both to ERR
+  // in consecutive cycles: each WQE completes with a flush error. (Until
+  // stop 42 the engine kept one such move, the second replaced the first,
+  // and QP 3's WQE waited for its ACK timeout.)
+  b.ctx[3] = b.ctx[4] = b.ctx[1];
+  b.ctx[3].state = b.ctx[4].state = b.ctx[1].state = 3;
+  b.ctx_write(3, 0, 700);
+  b.ctx_write(4, 0, 800);
+  b.ctx_write(1, 0, 900);
+  b.record(3, 0, 700, 700, 8);
+  b.record(4, 0, 800, 800, 8);
+  b.record(1, 0, 900, 900, 8);
+  c0 = b.cqes.size();
+  b.t.done_ready_i = 0;
+  Desc ack3{1, 900, kOpAck, false};
+  ack3.aeth_syn = kAethAck;
+  b.packet(ack3);
+  b.run(5);
+  for (unsigned qpn : {3u, 4u, 3u}) {   // QP 3 twice: it is flushed once
+    b.t.qp_wr_i = 1;
+    b.t.qp_wr_idx_i = qpn;
+    b.t.qp_wr_flags_i = 0;
+    b.t.qp_wr_state_i = 6;   // ERR
+    b.cycle();
+    b.ctx[qpn].state = 6;
+  }
+  b.run(10);
+  b.t.done_ready_i = 1;
+  b.run(100);
+  {
+    unsigned flushed = 0, n = 0;
+    for (size_t k = c0; k < b.cqes.size(); k++) {
+      const Cqe &q = b.cqes[k];
+      if ((q.qpn == 3 || q.qpn == 4) && q.wqe_idx == 0 && q.status == 5) {
+        flushed |= 1u << q.qpn;
+        n++;
+      }
+    }
+    BLK_CHECK(flushed == 0x18 && n == 2, "err_twice: flush completions of QPs 3 and 4: mask 0x%x, "
+              "%u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
+  }
+
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
   BLK_CHECK(b.t.quiet_o, "the engine is not quiet at the end");
 }
