@@ -135,15 +135,7 @@ static void run(int loopback)
 	memset(r.rbuf.p, CANARY, BUF_LEN);
 	sl[0] = t_sge(&r.rbuf, 1000, GRH);
 	sl[1] = t_sge(&r.rbuf, 4000, 500);
-	{
-		struct ibv_recv_wr rw, *bad = NULL;
-
-		memset(&rw, 0, sizeof(rw));
-		rw.wr_id = 30;
-		rw.sg_list = sl;
-		rw.num_sge = 2;
-		CHECK_OK(ibv_post_recv(r.p.s[1].qp, &rw, &bad));
-	}
+	POST_RECV(r.p.s[1].qp, 30, sl, 2);
 	sg = t_sge(&r.src, 0, 500);
 	POST_UD_SEND(r.p.s[0].qp, 31, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1,
 		     r.p.s[0].ah, r.qpn1, QKEY, 0);
@@ -191,18 +183,13 @@ static void run(int loopback)
 	/* ud_scatter_shared */
 	memset(r.rbuf.p, CANARY, BUF_LEN);
 	{
-		struct ibv_recv_wr rw, *bad = NULL;
 		struct ibv_sge s4[4];
 
 		s4[0] = t_sge(&r.rbuf, 5000, 30);
 		s4[1] = t_sge(&r.rbuf, 6000, 20);
 		s4[2] = t_sge(&r.rbuf, 6500, 100);
 		s4[3] = t_sge(&r.rbuf, 7000, 500);
-		memset(&rw, 0, sizeof(rw));
-		rw.wr_id = 32;
-		rw.sg_list = s4;
-		rw.num_sge = 4;
-		CHECK_OK(ibv_post_recv(r.p.s[1].qp, &rw, &bad));
+		POST_RECV(r.p.s[1].qp, 32, s4, 4);
 	}
 	sg = t_sge(&r.src, 0, 400);
 	POST_UD_SEND(r.p.s[0].qp, 33, IBV_WR_SEND, IBV_SEND_SIGNALED, &sg, 1,
