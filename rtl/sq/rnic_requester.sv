@@ -324,8 +324,10 @@ module rnic_requester #(
     infl.len = op_atomic ? 32'd8 : total_q;
   end
   assign infl_o = infl;
-  // A WQE sent again already has its record; a stale one gets none.
-  assign infl_valid_o = (st_q == StInfl) && !resend_q && !(repl_q && !rec_ok);
+  // A WQE sent again already has its record; a stale one gets none, nor
+  // does one fetched before a reset or rewind of its QP (a flush record
+  // too: the flush walk of the new epoch makes its own).
+  assign infl_valid_o = (st_q == StInfl) && !resend_q && !(repl_q && !rec_ok) && !stale;
 
   logic last_pkt;
   assign last_pkt = (remain_q <= {19'd0, mtu});
@@ -412,9 +414,13 @@ module rnic_requester #(
   // QP was rewound meanwhile is abandoned (stale) before its next packet; a
   // packet already offered stays offered (valid does not drop) and the
   // responder treats it as out of sequence.
-  logic skip_pkt, stale;
+  // A reset of the QP in this very cycle counts too: its epoch moves at
+  // this edge, and a record handed over now would reach the completer after
+  // the reset emptied the QP's ring.
+  logic skip_pkt, stale, rst_now;
   assign skip_pkt = !op_resp && !rnic_pkg::psn_ge(psn_q, skip_psn_q);
-  assign stale = (wepoch_q != epoch_q[q]);
+  assign rst_now = qp_wr_i && qp_wr_flags_i[rnic_pkg::QpFlagResetSq] && (qp_wr_idx_i == qpn_q);
+  assign stale = (wepoch_q != epoch_q[q]) || rst_now;
   assign txd_valid_o = (st_q == StSend) && !skip_pkt;
   // The next WQE is taken in StIdle, or as the last packet of the current
   // one leaves (StSend), which saves the idle cycle between WQEs.
@@ -502,8 +508,8 @@ module rnic_requester #(
           resend_q <= (idx_q != new_idx_q[q]);
           skip_psn_q <= (idx_q != new_idx_q[q]) ? skip_q[q] : sq_psn_q[q];
           repl_q <= 1'b0;
-          if (ctx.state == rnic_pkg::QpsReset) begin
-            st_q <= StIdle;     // fetched before the QP was reset
+          if ((ctx.state == rnic_pkg::QpsReset) || stale) begin
+            st_q <= StIdle;     // fetched before the QP was reset or rewound
           end else if (flush_q || stopped_q[q] || (ctx.state == rnic_pkg::QpsErr)) begin
             // A WQE sent before gets a flush record in place of its record
             // (which waits for an ACK that will not come). One whose record
@@ -513,8 +519,6 @@ module rnic_requester #(
             resend_q <= 1'b0;
             repl_q <= (idx_q != new_idx_q[q]);
             st_q <= ((idx_q != new_idx_q[q]) && !rec_ok) ? StIdle : StInfl;
-          end else if (stale) begin
-            st_q <= StIdle;     // fetched before a rewind: it comes again
           end else if ((idx_q != new_idx_q[q]) && !rec_ok) begin
             st_q <= StIdle;     // sent again, but it has completed meanwhile
           end else if (ferr_q || !op_ok || !type_ok || (w_ds < first_seg) ||
@@ -602,7 +606,9 @@ module rnic_requester #(
           if (mr_upd_ready_i) st_q <= StInfl;
         end
         StInfl: begin
-          if (repl_q && !rec_ok) begin
+          if (stale) begin
+            st_q <= StIdle;     // its QP was reset or rewound meanwhile
+          end else if (repl_q && !rec_ok) begin
             st_q <= StIdle;     // its record was retired meanwhile
           end else if (resend_q && (flush_q || local_err)) begin
             // Sent before, now refused (its MR went away): the record in
