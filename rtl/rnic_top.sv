@@ -125,6 +125,10 @@ module rnic_top #(
   logic mmio_quiet, fetch_quiet, req_quiet, txb_quiet, parser_quiet, eng_quiet, rr_quiet;
   logic cqw_quiet, wrmux_quiet;
   logic [8:0] rd_out_q;   // DMA reads accepted whose last beat has not returned
+  // The receive engine's move of a QP to ERR/SQE: a write of the QP table
+  // that a command's context write must not meet (the mmio holds it back)
+  logic qp_err, qp_err_sqe;
+  logic [23:0] qp_err_qpn;
 
   rnic_mmio #(
     .DataW(DataW), .NQp(NQp), .NCq(NCq), .NMr(NMr), .MaxRdOut(MaxRdOut)
@@ -141,7 +145,8 @@ module rnic_top #(
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
     .cq_db_valid_o(cq_db_valid), .db_data_o(db_data), .db_bf_o(db_bf),
     .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
-    .cnt_dma_rd_err_i(cnt_rd_err), .quiet_i(cmd_quiet), .quiet_o(mmio_quiet)
+    .cnt_dma_rd_err_i(cnt_rd_err), .qp_err_i(qp_err), .quiet_i(cmd_quiet),
+    .quiet_o(mmio_quiet)
   );
 
   // Fields of the command arguments every engine snoops
@@ -183,8 +188,6 @@ module rnic_top #(
   logic [rnic_pkg::CqCfgW-1:0] cq_ctx;
   logic [23:0] req_mr_idx, rx_mr_idx;
   logic [rnic_pkg::MrCfgW-1:0] req_mr, rx_mr;
-  logic qp_err, qp_err_sqe;
-  logic [23:0] qp_err_qpn;
   logic [15:0] rx_srq_idx;
   logic [rnic_pkg::SrqCfgW-1:0] rx_srq;
   // MR-table updates: 0 the engine (SEND_WITH_INV), 1 the requester (bind, LOCAL_INV)

@@ -122,6 +122,8 @@ module rnic_ctx_tables #(
   end
 
   // Write ports. Reset clears the valid/state fields only (the tables are RAMs).
+  // The QP table has one: rnic_mmio holds a command back while the engine
+  // writes a QP's state (qp_err_i), so the two never meet.
   always_ff @(posedge clk_i) begin
     if (qp_wr_i) begin
       qp_mem[cmd_idx_i[QpW-1:0]] <= qp_new;
@@ -159,4 +161,16 @@ module rnic_ctx_tables #(
   logic unused;
   assign unused = ^{rst_ni, cmd_idx_i[23:QpW], qp_err_qpn_i[23:QpW], mr_upd_idx_i[47:24+MrW],
                     mr_upd_idx_i[23:MrW]};
+
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // Simulation check: the QP table's one write port is never claimed twice.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      assert (!(qp_wr_i && qp_err_i));
+    end
+  end
+  /* verilator coverage_on */
+`endif
 endmodule

@@ -45,6 +45,9 @@ module rnic_mmio #(
   input  logic [63:0] cnt_rx_pkts_i,
   input  logic [63:0] cnt_rx_drop_i,
   input  logic [63:0] cnt_dma_rd_err_i,
+  // The receive engine writes a QP's state (to ERR or SQE) this cycle: the
+  // context table has one write port, so a CMD_GO waits a cycle
+  input  logic        qp_err_i,
   // Nothing of a QP reaches host memory any more (no DMA read outstanding,
   // requester, TX intake and receive engine idle, no CQE waiting or being
   // written; rnic_top): a QP_WRITE that resets a queue is done then
@@ -95,8 +98,12 @@ module rnic_mmio #(
   assign is_bf = (addr[15:6] == RegSqBf0[15:6]);
   assign db_wait = mmio_we_i && ((((addr == RegSqDb) || is_bf) && !sq_db_ready_i) ||
                                  (((addr == RegRqDb) || (addr == RegSrqDb)) && !rq_db_ready_i));
-  assign mmio_ready_o = !db_wait;
-  assign wr = mmio_valid_i && mmio_we_i && !db_wait;
+  // A command waits while the engine takes the context table's write port
+  // (its QP_WRITE would otherwise drop the engine's move to ERR).
+  logic go_wait;
+  assign go_wait = mmio_we_i && (addr == RegCmdGo) && qp_err_i;
+  assign mmio_ready_o = !db_wait && !go_wait;
+  assign wr = mmio_valid_i && mmio_we_i && !db_wait && !go_wait;
   assign rd = mmio_valid_i && !mmio_we_i;
 
   assign sq_db_valid_o = mmio_valid_i && mmio_we_i && ((addr == RegSqDb) || is_bf);

@@ -17,7 +17,8 @@
 // written through the one receive queue, db_data_o = {SRQ, data[62:0]} (bit
 // 63 set only on SRQ_DB, forced to 0 on SQ/RQ/CQ_DB), BlueFlame words
 // (SQ_BF0..7) into the SQ queue with all 64 bits and db_bf_o = {1, word},
-// MMIO back-pressure only while the doorbell's queue is not ready, CQ_DB
+// MMIO back-pressure only while the doorbell's queue is not ready (or, for
+// CMD_GO, while qp_err_i says the engine writes a QP's state), CQ_DB
 // strobes, and writes to read-only or unmapped offsets changing nothing.
 #include "Vrnic_mmio.h"
 #include "blk_common.h"
@@ -172,7 +173,7 @@ int main(int argc, char **argv) {
 
   const unsigned kOps = 30000;
   unsigned ops = 0, reads = 0, writes = 0, strobes[4] = {}, bad_op = 0, bad_idx = 0;
-  unsigned out_reads = 0, stale_out = 0, cq_dbs = 0, db_stalls = 0, ro_writes = 0;
+  unsigned out_reads = 0, stale_out = 0, cq_dbs = 0, db_stalls = 0, go_stalls = 0, ro_writes = 0;
   unsigned arg_reads = 0, arg_reads_nz = 0, arg7_strobes = 0, srq_bad_idx = 0, srq_stalls = 0;
   double p_sq = 0.5, p_rq = 0.5;
 
@@ -329,6 +330,8 @@ int main(int argc, char **argv) {
     }
     top.sq_db_ready_i = r.chance(p_sq);
     top.rq_db_ready_i = r.chance(p_rq);
+    // The engine's write of a QP's state, which holds CMD_GO back a cycle.
+    top.qp_err_i = r.chance(0.15);
     top.cnt_tx_pkts_i = cnt[0];
     top.cnt_rx_pkts_i = cnt[1];
     top.cnt_rx_drop_i = cnt[2];
@@ -367,12 +370,15 @@ int main(int argc, char **argv) {
     const bool is_srq = have && cur.we && cur.addr == RegSrqDb;
     const bool is_rq = (have && cur.we && cur.addr == RegRqDb) || is_srq;
     if (have) {
-      const bool exp_ready = is_sq ? top.sq_db_ready_i : is_rq ? top.rq_db_ready_i : true;
+      const bool is_go = cur.we && cur.addr == RegCmdGo;
+      const bool exp_ready = is_sq ? top.sq_db_ready_i : is_rq ? top.rq_db_ready_i :
+                             is_go ? !top.qp_err_i : true;
       BLK_CHECK(top.mmio_ready_o == exp_ready, "%s 0x%03x: mmio_ready_o=%d, expected %d",
                 cur.we ? "write" : "read", cur.addr, top.mmio_ready_o, exp_ready);
     }
     const bool take = have && top.mmio_ready_o;
-    if (have && !top.mmio_ready_o) db_stalls++;
+    if (have && !top.mmio_ready_o && cur.we && cur.addr == RegCmdGo) go_stalls++;
+    else if (have && !top.mmio_ready_o) db_stalls++;
     if (is_srq && !top.mmio_ready_o) srq_stalls++;
 
     // ---- doorbell ports
@@ -539,27 +545,29 @@ int main(int argc, char **argv) {
                 stale_out > 10 && sq_host.size() > 3000 && n_rq > 1500 && n_srq > 1500 &&
                 rq_switch > 1000 && db_hi_in > 1000 && srq_stalls > 200 && cq_dbs > 500 &&
                 db_stalls > 1000 && ro_writes > 200 && arg_reads_nz > 500 && arg7_strobes > 100 &&
-                reset_gos > 50 && inval_gos > 20 && busy_reads > 5 && bf_words > 300,
+                reset_gos > 50 && inval_gos > 20 && busy_reads > 5 && bf_words > 300 &&
+                go_stalls > 100,
             "weak coverage: strobes %u/%u/%u/%u, bad op %u, bad index %u (SRQ %u), OUT reads %u "
             "(%u right after GO), doorbells SQ %zu RQ %u SRQ %u (%u RQ/SRQ switches, %u with "
             "bit 63 written) CQ %u, %u stall cycles (%u SRQ), %u writes to RO/unmapped, %u "
             "non-zero ARG reads, %u strobes with ARG7 set, %u resetting QP_WRITEs, %u "
-            "invalidating MR_WRITEs, %u busy status reads, %u BlueFlame words",
+            "invalidating MR_WRITEs, %u busy status reads, %u BlueFlame words, %u CMD_GO "
+            "stall cycles",
             strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx, srq_bad_idx, out_reads,
             stale_out, sq_host.size(), n_rq, n_srq, rq_switch, db_hi_in, cq_dbs, db_stalls,
             srq_stalls, ro_writes, arg_reads_nz, arg7_strobes, reset_gos, inval_gos, busy_reads,
-            bf_words);
+            bf_words, go_stalls);
   info("NQp=%u NCq=%u NMr=%u DataW=%u MaxRdOut=%u: CAPS 0x%016llx", NQP, NCQ, NMR, DATAW, MAXRD,
        (unsigned long long)caps_ref());
   info(
       "%u MMIO ops (%u reads, %u writes): QP/CQ/MR/SRQ strobes %u/%u/%u/%u, bad op %u, bad "
       "index %u (SRQ_WRITE %u); doorbells SQ %zu, RQ %u + SRQ %u in one queue (%u switches "
       "between them), CQ %u, %u written with bit 63 set on SQ/RQ/CQ_DB; %u cycles of doorbell "
-      "back-pressure (%u on SRQ_DB); %u OUT reads, %u CMD_ARG reads (%u non-zero); %u "
-      "BlueFlame words",
+      "back-pressure (%u on SRQ_DB), %u of CMD_GO held by the engine's QP write; %u OUT reads, "
+      "%u CMD_ARG reads (%u non-zero); %u BlueFlame words",
       ops, reads, writes, strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx,
       srq_bad_idx, sq_host.size(), n_rq, n_srq, rq_switch, cq_dbs, db_hi_in, db_stalls, srq_stalls,
-      out_reads, arg_reads, arg_reads_nz, bf_words);
+      go_stalls, out_reads, arg_reads, arg_reads_nz, bf_words);
   info(
       "note: %u CMD_OUT reads in the cycle right after a QP_QUERY GO returned the previous "
       "query's QP (OUT registers lag the GO by one cycle)",
