@@ -413,8 +413,7 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 	rnic_lock();
 	/* The hardware moves a QP to ERR or SQE on its own: from where it
 	 * may have, the transition starts at the state it reports. */
-	if (!(mask & IBV_QP_CUR_STATE) &&
-	    (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD)) {
+	if (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD) {
 		enum ibv_qp_state hw;
 
 		if (!rnic_qp_query_hw(dev, qp, &hw, NULL, NULL) &&
@@ -424,7 +423,17 @@ int rnic_qp_modify(struct rnic_dev *dev, struct rnic_qp *qp,
 			qp->attr.cur_qp_state = hw;
 		}
 	}
-	cur = (mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	/* IBV_QP_CUR_STATE asserts the state the QP is in; as an RNIC's
+	 * firmware checks a transition against the QP (mlx5's refuses a
+	 * SQD2SQD command for a QP in RESET), one it is not in is refused.
+	 * Without IBV_QP_STATE the state stays. */
+	if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != qp->state) {
+		rnic_dbg("qp %u: modify asserts state %d, the QP is in %d\n",
+			 qp->qpn, attr->cur_qp_state, qp->state);
+		ret = EINVAL;
+		goto out;
+	}
+	cur = qp->state;
 	next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
 	t = qp_trans(qp->type, cur, next, mask);
 	if (!t) {

@@ -1171,8 +1171,7 @@ static void op_modify_random(struct fz_in *in)
 	a.rnr_retry = fv_rnr(fz_below(in, 2) ? fz_below(in, 4) : fz_u8(in));
 	a.path_mig_state = fz_u8(in);
 	fv_attr_av(in, &a, q);
-	/* Transitions that reset the queues: RESET, and RESET -> INIT (with
-	 * IBV_QP_CUR_STATE, from any state). */
+	/* Transitions that reset the queues: RESET, and RESET -> INIT. */
 	if ((mask & IBV_QP_STATE) &&
 	    (a.qp_state == IBV_QPS_RESET || a.qp_state == IBV_QPS_INIT))
 		fv_quiesce(i);
@@ -1183,9 +1182,9 @@ static void op_modify_random(struct fz_in *in)
 	FZ_CHECK(rc == 0 || rc == EINVAL, "ibv_modify_qp(mask %#x) returned %d",
 		 mask, rc);
 	/* From RTS or SQD the library first learns whether the hardware moved
-	 * the QP to ERR or SQE; the modify starts from there. */
-	if (q->qp->state != old && (old == IBV_QPS_RTS || old == IBV_QPS_SQD) &&
-	    !(mask & IBV_QP_CUR_STATE)) {
+	 * the QP to ERR or SQE; the modify starts from there (and a
+	 * IBV_QP_CUR_STATE other than that state is refused). */
+	if (q->qp->state != old && (old == IBV_QPS_RTS || old == IBV_QPS_SQD)) {
 		enum ibv_qp_state hw = fv_hw_state(q);
 
 		if ((hw == IBV_QPS_ERR || hw == IBV_QPS_SQE) &&
