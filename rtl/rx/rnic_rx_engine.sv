@@ -222,10 +222,7 @@ module rnic_rx_engine #(
   (* nomem2reg *) logic srq_armed_q [NQp];
   (* nomem2reg *) logic nak_sent_q [NQp];       // a sequence NAK went out for the current gap
   (* nomem2reg *) logic [3:0] rsp_out_q [NQp];   // READ/atomic responses not yet sent
-  // Completer
-  (* nomem2reg *) logic [rnic_pkg::InflW-1:0] ring_q [NQp * InflDepth];
-  (* nomem2reg *) logic [InflDepth-1:0] ring_v_q [NQp];
-  (* nomem2reg *) logic [15:0] cdone_q [NQp];
+  // Completer (its ring of in-flight records: u_ring)
   (* nomem2reg *) logic [23:0] una_q [NQp];      // first PSN not yet acknowledged
   (* nomem2reg *) logic [2:0] rc_used_q [NQp];   // retries since the last progress
   (* nomem2reg *) logic [2:0] rnr_used_q [NQp];
@@ -350,15 +347,10 @@ module rnic_rx_engine #(
   // Ring head
   // ---------------------------------------------------------------------------
   logic [15:0] head_idx;
-  logic [RingW-1:0] head_slot;
   /* verilator lint_off UNUSEDSIGNAL */  // in-flight record views
   rnic_pkg::infl_t head;
   /* verilator lint_on UNUSEDSIGNAL */
   logic head_v;
-  assign head_idx = cdone_q[q];
-  assign head_slot = head_idx[RingW-1:0];
-  assign head = ring_q[{q, head_slot}];
-  assign head_v = ring_v_q[q][head_slot];
 
   // The record of a WQE sent again holds its PSNs; a WQE without its
   // record (or whose slot holds a later WQE) has completed already.
@@ -367,16 +359,16 @@ module rnic_rx_engine #(
   logic ring_rd_hold;
   assign ring_rd_hold = hold_v_q && (hold_q.qpn == ring_rd_qpn_i) &&
                         (hold_q.wqe_idx[RingW-1:0] == ring_rd_idx_i[RingW-1:0]);
-  assign ring_rd_o = ring_rd_hold ? hold_q :
-                     ring_q[{ring_rd_qpn_i[QpW-1:0], ring_rd_idx_i[RingW-1:0]}];
-  assign ring_rd_v_o = ring_rd_hold || ((ring_rd_qpn_i < 24'(NQp)) &&
-                       ring_v_q[ring_rd_qpn_i[QpW-1:0]][ring_rd_idx_i[RingW-1:0]]);
+  rnic_pkg::infl_t ring_rd_rec;
+  logic ring_rd_v;
+  assign ring_rd_o = ring_rd_hold ? hold_q : ring_rd_rec;
+  assign ring_rd_v_o = ring_rd_hold || ((ring_rd_qpn_i < 24'(NQp)) && ring_rd_v);
 
   // The record of a WQE whose frame the TX builder dropped (StTxFault)
   logic [RingW-1:0] fault_slot;
   rnic_pkg::infl_t fault_rec, fault_upd;
+  logic fault_v;
   assign fault_slot = noack_idx_q[RingW-1:0];
-  assign fault_rec = ring_q[{q, fault_slot}];
   always_comb begin
     fault_upd = fault_rec;
     fault_upd.kind = rnic_pkg::InflLocalErr;
@@ -502,7 +494,7 @@ module rnic_rx_engine #(
   assign cqe_free = !need_cqe_q || (cqe_ready_i && place_idle);
   assign done_valid_o = need_done_q;
   assign done_qpn_o = qpn_q;
-  assign done_ci_o = cdone_q[q];
+  assign done_ci_o = head_idx;
 
   // Jobs: njob_q is built by the states of a request, job_q waits for the
   // transmit side.
@@ -895,6 +887,43 @@ module rnic_rx_engine #(
   assign inf_rec = hold_v_q ? hold_q : infl_in;
   assign hold_ok = (((infl_in.kind == rnic_pkg::InflNormal) && !infl_in.is_read) ||
                     (infl_in.kind == rnic_pkg::InflNoAck)) && (infl_in.qpn < 24'(NQp));
+
+  // The ring of in-flight records. Written by the StIdle arm's take of a
+  // record (ring_push, infl_take), StTxFault's change of a record whose
+  // frame was dropped (ring_fix), the retire (ret_out) and a send-queue
+  // reset (ring_clr).
+  logic ring_push, ring_fix, ring_clr;
+  assign ring_push = infl_take;
+  assign ring_fix = (st_sel == StTxFault) && fault_v && (fault_rec.wqe_idx == noack_idx_q) &&
+                    ((fault_rec.kind == rnic_pkg::InflNormal) ||
+                     (fault_rec.kind == rnic_pkg::InflNoAck));
+  assign ring_clr = qp_wr_i && (qp_wr_idx_i < 24'(NQp)) && qp_wr_flags_i[rnic_pkg::QpFlagResetSq];
+  rnic_infl_ring #(
+    .NQp(NQp),
+    .InflDepth(InflDepth)
+  ) u_ring (
+    .clk_i,
+    .rst_ni,
+    .q_i(q),
+    .done_o(head_idx),
+    .head_o(head),
+    .head_v_o(head_v),
+    .slot_i(fault_slot),
+    .slot_rec_o(fault_rec),
+    .slot_v_o(fault_v),
+    .retire_i(ret_out),
+    .wr_i(ring_push || ring_fix),
+    .wr_new_i(ring_push),
+    .wr_q_i(ring_push ? inf_rec.qpn[QpW-1:0] : q),
+    .wr_slot_i(ring_push ? inf_rec.wqe_idx[RingW-1:0] : fault_slot),
+    .wr_rec_i(ring_push ? inf_rec : fault_upd),
+    .clr_i(ring_clr),
+    .clr_q_i(qp_wr_idx_i[QpW-1:0]),
+    .rd_q_i(ring_rd_qpn_i[QpW-1:0]),
+    .rd_slot_i(ring_rd_idx_i[RingW-1:0]),
+    .rd_rec_o(ring_rd_rec),
+    .rd_v_o(ring_rd_v)
+  );
 
   // ---------------------------------------------------------------------------
   // Transport timer
@@ -1372,8 +1401,7 @@ module rnic_rx_engine #(
       if (done_valid_o && done_ready_i) need_done_q <= 1'b0;
       if (job_valid_o && job_ready_i) job_v_q <= 1'b0;
       if (ret_out) begin
-        ring_v_q[q][head_slot] <= 1'b0;
-        cdone_q[q] <= head_idx + 16'd1;
+        // (u_ring: the head's slot is free, the done index moves on)
         need_done_q <= 1'b1;
         // Its requester credit returns with a READ/atomic.
         rd_done_o <= head.is_read && (head.kind == rnic_pkg::InflNormal);
@@ -1484,8 +1512,7 @@ module rnic_rx_engine #(
             rwc_inv_q <= 1'b1;
             sq_hint_q <= (inf_rec.kind == rnic_pkg::InflNormal) && inf_rec.is_read;
             sq_hint_idx_q <= inf_rec.wqe_idx;
-            ring_q[{inf_rec.qpn[QpW-1:0], inf_rec.wqe_idx[RingW-1:0]}] <= inf_rec;
-            ring_v_q[inf_rec.qpn[QpW-1:0]][inf_rec.wqe_idx[RingW-1:0]] <= 1'b1;
+            // (u_ring takes the record: ring_push)
             flushing_q <= 1'b0;
             ack_mode_q <= 1'b0;
             ret_st_q <= StIdle;
@@ -1563,11 +1590,7 @@ module rnic_rx_engine #(
         // the WQE fails with IBV_WC_GENERAL_ERR when it is the head. A
         // record already gone (or reused by a later WQE) is left alone.
         StTxFault: begin
-          if (ring_v_q[q][fault_slot] && (fault_rec.wqe_idx == noack_idx_q) &&
-              ((fault_rec.kind == rnic_pkg::InflNormal) ||
-               (fault_rec.kind == rnic_pkg::InflNoAck))) begin
-            ring_q[{q, fault_slot}] <= fault_upd;
-          end
+          // (u_ring: ring_fix)
           st_q <= StRetire;
         end
         StRetire: begin
@@ -2379,8 +2402,7 @@ module rnic_rx_engine #(
         if (qp_wr_flags_i[rnic_pkg::QpFlagSetRqPsn]) epsn_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_rq_psn_i;
         if (qp_wr_flags_i[rnic_pkg::QpFlagSetSqPsn]) una_q[qp_wr_idx_i[QpW-1:0]] <= qp_wr_sq_psn_i;
         if (qp_wr_flags_i[rnic_pkg::QpFlagResetSq]) begin
-          ring_v_q[qp_wr_idx_i[QpW-1:0]] <= '0;
-          cdone_q[qp_wr_idx_i[QpW-1:0]] <= '0;
+          // (u_ring empties the QP's ring: ring_clr)
           rc_used_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rnr_used_q[qp_wr_idx_i[QpW-1:0]] <= '0;
           rw_v_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
