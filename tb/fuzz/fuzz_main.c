@@ -176,6 +176,11 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	int opt;
 
+	/* Line-buffered: what the RTL prints ($display while debugging a
+	 * finding) reaches a pipe before an assertion or a failed check
+	 * aborts the process. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
 	while ((opt = getopt(argc, argv, "n:f:s:l:m:t:w:v")) != -1) {
 		switch (opt) {
 		case 'n': runs = strtoul(optarg, NULL, 0); break;
