@@ -8,8 +8,9 @@
 // acknowledged again without being placed (READs are executed again); a
 // packet ahead of the expected PSN gets one PSN-sequence NAK per gap.
 // Completer (responses to our requests): the per-QP ring of in-flight send
-// WQEs (written by the requester in WQE order), retired by ACKs, by READ and
-// atomic responses (whose data are placed into the WQE's SGEs) and by NAKs.
+// WQEs (rnic_infl_ring; records from the requester in WQE order), retired
+// by ACKs, by READ and atomic responses (whose data are placed into the
+// WQE's SGEs) and by NAKs.
 // Sequence NAKs, implied NAKs (an ACK or response that skips a READ/atomic
 // response) and ACK timeouts rewind the send queue (go-back-N) up to
 // retry_cnt times; RNR NAKs park the QP for the NAK's RNR time up to
