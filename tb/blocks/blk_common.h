@@ -649,6 +649,17 @@ void reset_dut(T &top) {
   top.eval();
 }
 
+// One clock cycle (rising then falling edge) of a bench whose inputs change
+// with the clock low; counts it in g_cycle.
+template <class T>
+void clock_cycle(T &top) {
+  top.clk_i = 1;
+  top.eval();
+  top.clk_i = 0;
+  top.eval();
+  g_cycle++;
+}
+
 inline void self_test() {
   uint32_t c = 0xFFFFFFFFu;
   for (const char *s = "123456789"; *s; s++) c = crc32_step(c, (uint8_t)*s);

@@ -52,13 +52,7 @@ int main(int argc, char **argv) {
   Rng r(0x1f1e0a11u);
   Model m;
 
-  auto tick = [&]() {
-    top.clk_i = 1;
-    top.eval();
-    top.clk_i = 0;
-    top.eval();
-    g_cycle++;
-  };
+  auto tick = [&]() { clock_cycle(top); };
   auto idle_inputs = [&]() {
     top.retire_i = 0;
     top.wr_i = 0;

@@ -86,13 +86,7 @@ int main(int argc, char **argv) {
   Vrnic_sge_map top{&vctx};
   Rng r(0x5ce3a900u);
 
-  auto tick = [&]() {
-    top.clk_i = 1;
-    top.eval();
-    top.clk_i = 0;
-    top.eval();
-    g_cycle++;
-  };
+  auto tick = [&]() { clock_cycle(top); };
   auto idle_inputs = [&]() {
     top.start_i = 0;
     top.rewalk_i = 0;
