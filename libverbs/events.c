@@ -335,9 +335,13 @@ static void rv_async_put(struct rv_context *ctx, void *element,
 		(*reported)++;
 }
 
-/* The hardware moved the QP to ERR. */
+/* The hardware moved the QP to ERR. Not a QP in RESET: the event was
+ * raised before the reset (which waited for every record the QP's
+ * hardware state wrote), and the hardware holds RESET now. */
 static void rv_qp_set_err(struct rv_qp *qp)
 {
+	if (qp->hw.state == IBV_QPS_RESET)
+		return;
 	qp->hw.state = IBV_QPS_ERR;
 	qp->hw.attr.qp_state = IBV_QPS_ERR;
 	qp->hw.attr.cur_qp_state = IBV_QPS_ERR;

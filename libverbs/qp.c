@@ -251,6 +251,10 @@ RV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	int ret;
 
 	rnic_lock();
+	/* Events the hardware raised before this call apply first (a QP
+	 * error event moves the QP to ERR, from where the transition starts). */
+	if (rv_ev_work)
+		rv_ev_process();
 	old = qp->hw.state;
 	ret = rnic_qp_modify(qp->ctx->dev, &qp->hw, attr, attr_mask);
 	/* Even a refused modify may have learnt that the hardware moved the
@@ -269,6 +273,11 @@ RV_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			rv_wq_reset(&qp->sq);
 			rv_wq_reset(&qp->rq);
 		}
+		/* Events of the QP before a reset are in the event queue now
+		 * (the reset waited for them): taken while it is in RESET,
+		 * they leave its state alone (rv_qp_set_err). */
+		if (qp->hw.state == IBV_QPS_RESET && rv_ev_work)
+			rv_ev_process();
 	}
 	rnic_unlock();
 	return ret;
