@@ -1973,8 +1973,12 @@ module rnic_rx_engine #(
         end
         // The cache is reading this receive's WQE: wait for it (its read
         // is older than one issued now), or read it if the entry went.
+        // A packet whose QP is reset while it waits for its WQE goes, as
+        // one for a QP in RESET does: its WQE is of the old queue (read
+        // from host memory it failed, and its error moved the QP to ERR).
         StRwcWait: begin
-          if (rwc_sq_q ? sq_hit : rwc_lk_hit_i) st_q <= StMap;
+          if (ctx.state == rnic_pkg::QpsReset) st_q <= StDrop;
+          else if (rwc_sq_q ? sq_hit : rwc_lk_hit_i) st_q <= StMap;
           else if (!rwc_lk_pend_i || rwc_lk_hit_i) st_q <= StFetchReq;
         end
         StFetchReq: begin
@@ -1988,7 +1992,9 @@ module rnic_rx_engine #(
           if (rd_rsp_valid_i) begin
             beat_q <= beat_q + 1'b1;
             if (rd_rsp_err_i) wqe_err_q <= 1'b1;
-            if (rd_rsp_last_i) st_q <= StMap;   // (map_start)
+            if (rd_rsp_last_i) begin
+              st_q <= (ctx.state == rnic_pkg::QpsReset) ? StDrop : StMap;   // (map_start)
+            end
           end
         end
         StMap: begin
