@@ -493,6 +493,12 @@ module rnic_rx_engine #(
   // retire loop do not wait a cycle for it to empty.
   logic cqe_free;
   assign cqe_free = !need_cqe_q || (cqe_ready_i && place_idle);
+  // The move to ERR is written into the QP table in the cycle after the
+  // engine decides it; a reset of the QP written at that decision's edge
+  // wins (a QP in RESET is not moved by the hardware). The mmio holds a
+  // command back while qp_err_o is high, so no reset meets the write.
+  logic qp_err_q;
+  assign qp_err_o = qp_err_q && !((qp_err_qpn_o == qpn_q) && (ctx.state == rnic_pkg::QpsReset));
   assign done_valid_o = need_done_q;
   assign done_qpn_o = qpn_q;
   assign done_ci_o = head_idx;
@@ -1145,7 +1151,7 @@ module rnic_rx_engine #(
   assign quiet_o = idle && (st_q == StIdle) && !hold_v_q && !infl_tmr_q && tmr_idle && !tmr_v_q &&
                    !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
                    !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
-                   !aev_push_q && !release_o && !place_start_o && !qp_err_o && !rd_done_o &&
+                   !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
                    !owe_valid && !owe_set_q && !owe_clr_q;
   logic fl_more, fl_yield;
   assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
@@ -1298,7 +1304,7 @@ module rnic_rx_engine #(
       aev_push_q <= 1'b0;
       aev_in_q <= '0;
       place_start_o <= 1'b0;
-      qp_err_o <= 1'b0;
+      qp_err_q <= 1'b0;
       qp_err_sqe_o <= 1'b0;
       qp_err_qpn_o <= '0;
       rwc_hint_q <= 1'b0;
@@ -1392,7 +1398,7 @@ module rnic_rx_engine #(
       owe_clr_q <= 1'b0;
       place_start_o <= 1'b0;
       tmr_qpn_q <= qpn_q;
-      qp_err_o <= 1'b0;
+      qp_err_q <= 1'b0;
       qp_err_sqe_o <= 1'b0;
       tmr_v_q <= 1'b0;
       rd_done_o <= 1'b0;
@@ -1499,7 +1505,7 @@ module rnic_rx_engine #(
             qpn_q <= at_err_qpn_i;
             aev_push_q <= 1'b1;
             aev_in_q <= {rnic_pkg::EvQpAccessErr, at_err_qpn_i};
-            qp_err_o <= 1'b1;
+            qp_err_q <= 1'b1;
             qp_err_qpn_o <= at_err_qpn_i;
             flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
@@ -1625,7 +1631,7 @@ module rnic_rx_engine #(
                 cqe_q.vendor_err <= {rnic_pkg::VendUnitReq, head.status[4:0]};
                 cqe_q.opcode <= head.wc_op;
                 need_cqe_q <= 1'b1;
-                qp_err_o <= 1'b1;
+                qp_err_q <= 1'b1;
                 qp_err_qpn_o <= qpn_q;
                 // A UC/UD send error takes the QP to SQE: the rest of the
                 // SQ is flushed (the records here now, flush records for the
@@ -1774,7 +1780,7 @@ module rnic_rx_engine #(
           cqe_q.opcode <= head.wc_op;
           cqe_q.src_qp <= ctx.dest_qpn;
           need_cqe_q <= 1'b1;
-          qp_err_o <= 1'b1;
+          qp_err_q <= 1'b1;
           qp_err_qpn_o <= qpn_q;
           flushing_q <= 1'b1;
           tmr_v_q <= 1'b1;
@@ -2271,7 +2277,7 @@ module rnic_rx_engine #(
                            (err_syn_q == rnic_pkg::AethNakRemAcc) ? rnic_pkg::EvQpAccessErr :
                            rnic_pkg::EvQpFatal, qpn_q};
             end
-            qp_err_o <= 1'b1;
+            qp_err_q <= 1'b1;
             qp_err_qpn_o <= qpn_q;
             release_o <= !placed_q;
             release_slot_o <= slot_q;
