@@ -65,7 +65,7 @@ for h in wqe verbs; do
     echo "  input: $fail"
     echo "  reproduce: RNIC_FUZZ_VERBOSE=1 $build/tb/fuzz/fuzz_$h $fail"
   else
-    echo "  no failure in $minutes minutes"
+    echo "  no failure"
   fi
   s=$((s + 1))
 done
