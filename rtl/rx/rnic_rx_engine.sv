@@ -1979,13 +1979,13 @@ module rnic_rx_engine #(
         end
         // The cache is reading this receive's WQE: wait for it (its read
         // is older than one issued now), or read it if the entry went.
-        // A packet whose QP is reset while it waits for its WQE goes, as
-        // one for a QP in RESET does: its WQE is of the old queue (read
-        // from host memory it failed, and its error moved the QP to ERR).
         StRwcWait: begin
-          if (ctx.state == rnic_pkg::QpsReset) st_q <= StDrop;
-          else if (rwc_sq_q ? sq_hit : rwc_lk_hit_i) st_q <= StMap;
+          if (rwc_sq_q ? sq_hit : rwc_lk_hit_i) st_q <= StMap;
           else if (!rwc_lk_pend_i || rwc_lk_hit_i) st_q <= StFetchReq;
+          // A packet whose QP is reset while it waits for its WQE goes, as
+          // one for a QP in RESET does: its WQE is of the old queue (read
+          // from host memory it failed, and its error moved the QP to ERR).
+          if (ctx.state == rnic_pkg::QpsReset) st_q <= StDrop;
         end
         StFetchReq: begin
           if (rd_req_ready_i) begin
