@@ -50,6 +50,13 @@ public:
 	/* DMA through @p instead of the page table (nullptr: back to it). */
 	void set_port(dma_port *p) { port_ = p; }
 	int unmap(uint64_t iova, size_t len);
+	/* The host address IOVA @iova maps to (nullptr: none). */
+	const uint8_t *host_of(uint64_t iova) const
+	{
+		auto it = pages_.find(iova >> kPageShift);
+
+		return it == pages_.end() ? nullptr : it->second.host + (iova & (kPageSize - 1));
+	}
 
 	/* Before the edge of @cycle: set the DMA inputs. */
 	void drive(Vrnic_top &t, uint64_t cycle);

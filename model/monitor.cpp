@@ -211,7 +211,7 @@ bool monitor::parse(const uint8_t *f, size_t len, roce &h)
 	return true;
 }
 
-void monitor::sample(unsigned node, const Vrnic_top &t, uint64_t cycle,
+void monitor::sample(unsigned node, const mon_ports &t, uint64_t cycle,
 		     std::vector<sim_event> &out)
 {
 	port &p = port_[node];
@@ -538,7 +538,7 @@ void monitor::count_msg(unsigned node, uint32_t qpn, resp &r, const msg &m,
 /* A placement job started (bit 0) or ended (bit 1) on @node: the first
  * packet of a message starting reports PLACE_FIRST of its send WQE, the
  * last one ending PLACE_LAST. Jobs run one at a time. */
-void monitor::placement(unsigned node, const Vrnic_top &t, uint64_t cycle,
+void monitor::placement(unsigned node, const mon_ports &t, uint64_t cycle,
 			std::vector<sim_event> &out)
 {
 	port &p = port_[node];

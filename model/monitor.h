@@ -25,7 +25,10 @@
 #include "rnic_model.h"
 #include "sim_util.h"
 
-class Vrnic_top;
+#include <type_traits>
+#include <utility>
+
+#include "Vrnic_top.h"
 
 namespace rnic {
 
@@ -42,6 +45,51 @@ struct sim_event {
 	uint8_t kind;
 };
 
+/* The RTL ports the monitor watches, with one edge's settled values: taken
+ * from the model, or kept for later (a batch, sim.cpp). */
+#define RNIC_MON_PORTS(X) \
+	X(dma_rd_req_len_o) \
+	X(dma_rd_req_ready_i) \
+	X(dma_rd_req_tag_o) \
+	X(dma_rd_req_valid_o) \
+	X(dma_rd_rsp_last_i) \
+	X(dma_rd_rsp_ready_o) \
+	X(dma_rd_rsp_tag_i) \
+	X(dma_rd_rsp_valid_i) \
+	X(ev_idx_o) \
+	X(ev_place_o) \
+	X(ev_place_pos_o) \
+	X(ev_place_psn_o) \
+	X(ev_place_qpn_o) \
+	X(ev_qpn_o) \
+	X(ev_valid_o) \
+	X(mmio_addr_i) \
+	X(mmio_ready_o) \
+	X(mmio_valid_i) \
+	X(mmio_wdata_i) \
+	X(mmio_we_i) \
+	X(rx_data_i) \
+	X(rx_keep_i) \
+	X(rx_last_i) \
+	X(rx_ready_o) \
+	X(rx_valid_i) \
+	X(tx_data_o) \
+	X(tx_keep_o) \
+	X(tx_last_o) \
+	X(tx_ready_i) \
+	X(tx_valid_o)
+struct mon_ports {
+#define RNIC_MON_FIELD(f) std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Vrnic_top &>().f)>> f;
+	RNIC_MON_PORTS(RNIC_MON_FIELD)
+#undef RNIC_MON_FIELD
+	void take(const Vrnic_top &t)
+	{
+#define RNIC_MON_COPY(f) f = t.f;
+		RNIC_MON_PORTS(RNIC_MON_COPY)
+#undef RNIC_MON_COPY
+	}
+};
+
 class monitor {
 public:
 	explicit monitor(unsigned nodes) : n_(nodes) {}
@@ -56,7 +104,7 @@ public:
 	/* Whether sample() has anything to do. */
 	bool active() const { return active_; }
 	/* Edge @cycle of @node, on the settled values of that edge. */
-	void sample(unsigned node, const Vrnic_top &t, uint64_t cycle,
+	void sample(unsigned node, const mon_ports &t, uint64_t cycle,
 		    std::vector<sim_event> &out);
 
 	int pcap_open(unsigned node, const char *path);
@@ -129,7 +177,7 @@ private:
 	void rx_frame(unsigned node, uint64_t cycle, std::vector<sim_event> &out);
 	void retire(unsigned node, uint32_t qpn, uint16_t idx);
 	static const wr *answered(const std::deque<wr> &q, uint32_t psn);
-	void placement(unsigned node, const Vrnic_top &t, uint64_t cycle,
+	void placement(unsigned node, const mon_ports &t, uint64_t cycle,
 		       std::vector<sim_event> &out);
 	void ack_sent(unsigned node, const roce &h, std::vector<sim_event> &out);
 	void count_msg(unsigned node, uint32_t qpn, resp &r, const msg &m,

@@ -80,6 +80,13 @@
  * simulation also takes its configuration from RNIC_NODES, RNIC_MEM_*,
  * RNIC_WIRE_* and RNIC_MMIO_LATENCY (see env_cfg()).
  *
+ * Batches (RNIC_THREADS=2, docs/time-model.md): with a core to spare, runs
+ * of up to wire_latency + 1 edge-by-edge cycles are run node by node, the
+ * node a wait watches on the calling thread and the others on a worker
+ * (batch(), node_cycle()); no frame sent in a batch arrives in it, and
+ * what the nodes share (frames sent, events, the monitor's view) is kept
+ * per node and merged in this loop's order when the batch ends.
+ *
  * Not thread-safe: one thread drives a simulation (rnic_sim_global() itself
  * may be called from any thread).
  */
@@ -96,6 +103,8 @@
 #include <memory>
 #include <mutex>
 #include <sched.h>
+#include <thread>
+#include <unordered_map>
 #include <string>
 #include <sys/stat.h>
 #include <type_traits>
@@ -329,7 +338,7 @@ static size_t state_diff(Vrnic_top &t, const uint8_t *expect, size_t *first)
 	return n;
 }
 
-unsigned warn_budget = 20;
+std::atomic<unsigned> warn_budget{20};
 
 } /* namespace */
 
@@ -359,8 +368,13 @@ struct rnic_sim {
 	uint64_t tick(uint64_t limit = 1);
 	void run(uint64_t cycles)
 	{
-		for (uint64_t i = 0; i < cycles;)
-			i += tick(cycles - i);
+		for (uint64_t i = 0; i < cycles;) {
+			const uint64_t s = tick(cycles - i);
+
+			i += s;
+			if (s == 1 && i < cycles && batch_ok())
+				i += batch(cycles - i, -1, 0, 0);
+		}
 		check_finish();
 	}
 	bool may_run(const char *what);
@@ -454,7 +468,29 @@ struct rnic_sim {
 	/* A quiet node's own skips (lags) while another node works:
 	 * RNIC_FFWD_NODE=0 turns them off; node-edges they left out, lags. */
 	bool lag_on = true;
-	uint64_t lag_edges = 0, lag_runs = 0, lag_checked = 0;
+	std::atomic<uint64_t> lag_edges{0}, lag_runs{0};
+	uint64_t lag_checked = 0;
+	/* RNIC_THREADS=2: batches of cycles, each node on a thread of its own
+	 * (batch()); the cycles and batches run so; in a batch each node's
+	 * events go to its own list (bpend) first. */
+	std::unique_ptr<class batch_thread> bat;
+	uint64_t batch_max = 0;
+	uint64_t batch_cycles = 0, batches = 0;
+	bool in_batch = false;
+	std::vector<sim_event> bpend[RNIC_SIM_MAX_NODES];
+	/* ... and what the monitor would have seen, per cycle */
+	std::vector<std::pair<uint64_t, mon_ports>> bmon[RNIC_SIM_MAX_NODES];
+	std::vector<sim_event> &evq(unsigned i) { return in_batch ? bpend[i] : pend; }
+	/* Host pages the nodes' IOMMUs map: per node how often, and how many
+	 * pages more than one node maps (DMA of two nodes to one page keeps
+	 * the loop on one thread: their order is the cycles'). */
+	std::unordered_map<uintptr_t, uint32_t> hp_refs[RNIC_SIM_MAX_NODES];
+	std::unordered_map<uintptr_t, uint8_t> hp_nodes;
+	uint64_t shared_pages = 0;
+	void host_pages(unsigned i, uintptr_t host, size_t len, bool add);
+	bool batch_ok() const;
+	uint64_t batch(uint64_t limit, int w, uint64_t w0, uint64_t i0);
+	void node_cycle(unsigned i, uint64_t k);
 
 	/* Progress on stderr (wall-clock driven, output only). */
 	double prog_interval = 0;
@@ -478,7 +514,7 @@ struct rnic_sim {
 	void settle(unsigned i, uint64_t c);
 	uint64_t decide(uint64_t c, uint64_t limit, uint64_t ext_next);
 	void edge(unsigned i, uint64_t c);
-	void retire(unsigned i);
+	void retire(unsigned i, uint64_t last);
 	void dispatch(uint64_t c);
 	/* A platform that owns time (sim_set_host()), or nullptr; the level
 	 * after its last edge is not dumped yet (sim_flush()). */
@@ -693,6 +729,7 @@ static void env_eval_all(rnic_sim *sim)
 	sim->eval_all = s && *s && std::strcmp(s, "0");
 }
 
+static void env_threads(rnic_sim *sim);
 static std::atomic<unsigned> env_trace_seq{0}, env_pcap_seq{0};
 
 void rnic_sim::init_inputs(unsigned i)
@@ -750,6 +787,7 @@ rnic_sim::rnic_sim(const rnic_sim_cfg &c, const char *fabric)
 		nodes[i].reset(new node(ctx.get(), i, cfg));
 		init_inputs(i);
 	}
+	env_threads(this);
 
 	const char *e = std::getenv("RNIC_TRACE");
 
@@ -809,8 +847,286 @@ static void cov_write(VerilatedContext *ctx, bool fabric)
 #endif
 }
 
+/*
+ * Batches on two host threads (RNIC_THREADS=2, batch()): the worker runs
+ * the cycles of every hosted node but the main thread's, each cycle only
+ * once the main thread has finished that cycle without ending the batch (a
+ * wait ends it at the cycle its node shows activity), so it never runs a
+ * cycle the batch does not have. Between batches it spins a little, then
+ * sleeps.
+ */
+class batch_thread {
+public:
+	explicit batch_thread(rnic_sim *sim) : sim_(sim)
+	{
+		th_ = std::thread(&batch_thread::run, this);
+	}
+	~batch_thread()
+	{
+		stop_.store(true, std::memory_order_seq_cst);
+		gen_.fetch_add(1, std::memory_order_seq_cst);
+		gen_.notify_one();
+		th_.join();
+	}
+	batch_thread(const batch_thread &) = delete;
+	batch_thread &operator=(const batch_thread &) = delete;
+
+	/* A batch of the cycles [@c, @end); the main thread runs node @m. */
+	void start(uint64_t c, uint64_t end, unsigned m)
+	{
+		c0_ = c;
+		main_ = m;
+		end_.store(end, std::memory_order_relaxed);
+		main_at_.store(c, std::memory_order_relaxed);
+		gen_.store(gen_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+		if (sleeping_.load(std::memory_order_seq_cst))
+			gen_.notify_one();
+	}
+	/* The batch ends at @end (before the main thread's progress moves). */
+	void cut(uint64_t end) { end_.store(end, std::memory_order_release); }
+	/* The main thread finished the cycles before @k. */
+	void progress(uint64_t k) { main_at_.store(k, std::memory_order_release); }
+	/* Returns once the worker finished the batch. */
+	void finish()
+	{
+		const uint32_t g = gen_.load(std::memory_order_relaxed);
+
+		for (unsigned spins = 0; done_.load(std::memory_order_acquire) != g; spins++)
+			relax(spins);
+	}
+
+private:
+	static void relax(unsigned spins)
+	{
+		if (spins < 4096) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		} else {
+			sched_yield();
+		}
+	}
+	void run();
+
+	rnic_sim *sim_;
+	uint64_t c0_ = 0;
+	unsigned main_ = 0;
+	std::atomic<uint64_t> end_{0}, main_at_{0};
+	std::atomic<uint32_t> gen_{0}, done_{0};
+	std::atomic<bool> sleeping_{false}, stop_{false};
+	std::thread th_;
+};
+
+void batch_thread::run()
+{
+	using clk = std::chrono::steady_clock;
+	uint32_t seen = 0;
+
+	Verilated::threadContextp(sim_->ctx.get());
+	for (;;) {
+		uint32_t g;
+		auto t0 = clk::now();
+
+		/* Spin for 200 us after a batch (the next one usually comes
+		 * within microseconds), then sleep. */
+		for (unsigned spins = 1; (g = gen_.load(std::memory_order_acquire)) == seen; spins++) {
+			if (spins % 256) {
+				relax(0);
+				continue;
+			}
+			if (clk::now() - t0 < std::chrono::microseconds(200))
+				continue;
+			sleeping_.store(true, std::memory_order_seq_cst);
+			if (gen_.load(std::memory_order_seq_cst) == seen)
+				gen_.wait(seen, std::memory_order_seq_cst);
+			sleeping_.store(false, std::memory_order_relaxed);
+			t0 = clk::now();
+		}
+		if (stop_.load(std::memory_order_acquire))
+			return;
+		seen = g;
+		for (uint64_t k = c0_;; k++) {
+			for (unsigned spins = 0; main_at_.load(std::memory_order_acquire) <= k &&
+			     k < end_.load(std::memory_order_acquire); spins++)
+				relax(spins);
+			if (k >= end_.load(std::memory_order_acquire))
+				break;
+			for (unsigned j = 0; j < sim_->n; j++)
+				if (j != main_ && sim_->nodes[j])
+					sim_->node_cycle(j, k);
+		}
+		done_.store(g, std::memory_order_release);
+	}
+}
+
+/* RNIC_THREADS=2: batches of cycles on two host threads (batch()); unset,
+ * 0 or 1: one thread. Worth it only with a core to spare
+ * (docs/performance.md, "Two host threads"). */
+static void env_threads(rnic_sim *sim)
+{
+	const char *s = std::getenv("RNIC_THREADS");
+	char *end;
+
+	if (!s || !*s)
+		return;
+	unsigned long v = std::strtoul(s, &end, 10);
+
+	if (*end || v > 2) {
+		std::fprintf(stderr, "rnic model: ignoring RNIC_THREADS=%s (0, 1 or 2)\n", s);
+		return;
+	}
+	/* No frame sent in a batch may arrive in it: a frame takes at least
+	 * one cycle on the link and then the wire's latency. */
+	sim->batch_max = std::min<uint64_t>(sim->cfg.wire_latency + 1, 64);
+	if (v == 2 && sim->n >= 2 && sim->batch_max >= 4)
+		sim->bat.reset(new batch_thread(sim));
+}
+
+/* Whether the next cycles may run as a batch: the plain loop without
+ * anything that watches every cycle of every node (traces, checks, a
+ * fabric or another platform, wire faults, the wire's capture), no host
+ * page two nodes map, and at least two nodes that are not lagging (a
+ * batch of one busy node only adds the handoffs). */
+bool rnic_sim::batch_ok() const
+{
+	unsigned busy = 0;
+
+	if (!bat || tfp || ffwd != kFfOn || ff_check_until || host || xlink || on_fabric() ||
+	    !net.batchable() || shared_pages)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (nodes[i] && !nodes[i]->lagging())
+			busy++;
+	return busy >= 2;
+}
+
+/* One cycle @k of node @i alone (a batch): what tick() does for it. */
+void rnic_sim::node_cycle(unsigned i, uint64_t k)
+{
+	node &nd = *nodes[i];
+
+	net.deliver_node(i, k);
+	settle(i, k);
+	/* decide() for this node: no skip in a batch (the nodes lag instead,
+	 * which leaves the same state) */
+	if (nd.ico_skip) {
+		nd.top->eval();
+		nd.ico_skip = false;
+	}
+	if (nd.lag_from == kNoCycle && lag_may_start(i, k)) {
+		nd.lag_from = k;
+		nd.lag_due = nd.top->next_due_o;
+		nd.lag_shadow = false;
+		lag_runs++;
+	}
+	edge(i, k);
+	retire(i, k);
+}
+
+/*
+ * Up to @limit cycles from the current one as a batch: each node runs them
+ * on its own (node_cycle()), the main thread node @w (or the first hosted
+ * node, @w < 0) and the worker the others. Nodes meet only through the wire
+ * and, between calls of the loop, through software; a batch is never longer
+ * than a frame takes from its last beat to its receiver, so no frame sent in
+ * it arrives in it, and it ends after the cycle in which node @w's visible
+ * DMA writes or MSIs are no longer @w0 and @i0 (a wait's end). Events for
+ * the callbacks are delivered after it, in the order tick() would have.
+ * Returns the cycles run.
+ */
+uint64_t rnic_sim::batch(uint64_t limit, int w, uint64_t w0, uint64_t i0)
+{
+	const uint64_t c = cycle;
+	uint64_t end = c + std::min(limit, batch_max);
+	unsigned m = 0;
+
+	if (w >= 0) {
+		m = (unsigned)w;
+	} else {
+		while (!nodes[m])
+			m++;
+	}
+	if (prog_interval > 0 && c >= prog_next) {
+		progress(c);
+		prog_next = (c / kProgressStride + 1) * kProgressStride;
+	}
+	net.batch_begin(end, end - c);
+	in_batch = true;
+	bat->start(c, end, m);
+
+	const node &nd = *nodes[m];
+
+	for (uint64_t k = c; k < end; k++) {
+		node_cycle(m, k);
+		if (w >= 0 && (nd.mem.writes() != w0 || nd.irqs != i0)) {
+			end = k + 1;
+			bat->cut(end);
+		}
+		bat->progress(k + 1);
+	}
+	bat->finish();
+	in_batch = false;
+	net.batch_end();
+	/* tick()'s order: per cycle, node by node, the sampled events and
+	 * the monitor's, then the nodes' interrupts. */
+	size_t ev[RNIC_SIM_MAX_NODES] = {}, mo[RNIC_SIM_MAX_NODES] = {};
+
+	for (uint64_t k = c; k < end; k++) {
+		for (unsigned i = 0; i < n; i++) {
+			std::vector<sim_event> &q = bpend[i];
+
+			while (ev[i] < q.size() && q[ev[i]].cycle == k && q[ev[i]].kind != kIrqKind)
+				pend.push_back(q[ev[i]++]);
+			if (mo[i] < bmon[i].size() && bmon[i][mo[i]].first == k) {
+				mon.sample(i, bmon[i][mo[i]].second, k, pend);
+				mo[i]++;
+			}
+		}
+		for (unsigned i = 0; i < n; i++) {
+			std::vector<sim_event> &q = bpend[i];
+
+			while (ev[i] < q.size() && q[ev[i]].cycle == k)
+				pend.push_back(q[ev[i]++]);
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		bpend[i].clear();
+		bmon[i].clear();
+	}
+	half += 2 * (end - c);
+	ctx->time(half * kHalfPeriodPs);
+	cycle = end;
+	batches++;
+	batch_cycles += end - c;
+	if (!pend.empty())
+		dispatch(end - 1);
+	return end - c;
+}
+
+/* Node @i's IOMMU maps (@add) or unmaps the host range [@host, +@len). */
+void rnic_sim::host_pages(unsigned i, uintptr_t host, size_t len, bool add)
+{
+	for (uintptr_t p = host & ~(uintptr_t)4095; p < host + len; p += 4096) {
+		if (add) {
+			if (hp_refs[i][p]++ == 0 && ++hp_nodes[p] == 2)
+				shared_pages++;
+			continue;
+		}
+		auto it = hp_refs[i].find(p);
+
+		if (it == hp_refs[i].end() || --it->second)
+			continue;
+		hp_refs[i].erase(it);
+		if (hp_nodes[p]-- == 2)
+			shared_pages--;
+		if (!hp_nodes[p])
+			hp_nodes.erase(p);
+	}
+}
+
 rnic_sim::~rnic_sim()
 {
+	bat.reset();
 	/* The trace refers to the models: close it first. */
 	trace_close();
 	for (unsigned i = 0; i < n; i++)
@@ -940,7 +1256,7 @@ uint64_t rnic_sim::tick(uint64_t limit)
 	dump();
 	for (unsigned i = 0; i < n; i++)
 		if (nodes[i])
-			retire(i);
+			retire(i, cycle - 1);
 	if (!pend.empty())
 		dispatch(c);
 	if (ff_check_until && cycle >= ff_check_until)
@@ -1063,15 +1379,15 @@ void rnic_sim::edge(unsigned i, uint64_t c)
 
 /* After the edge(s): due DMA writes become visible, then the MSIs they
  * held back are delivered. */
-void rnic_sim::retire(unsigned i)
+void rnic_sim::retire(unsigned i, uint64_t last)
 {
 	node &nd = *nodes[i];
 
-	nd.mem.retire(cycle - 1);
+	nd.mem.retire(last);
 	while (!nd.msis.empty() && nd.msis.front().after_writes <= nd.mem.writes()) {
 		nd.irqs++;
 		if (irq_cb || host)
-			pend.push_back({cycle - 1, nd.msis.front().cqn, 0, (uint8_t)i, kIrqKind});
+			evq(i).push_back({last, nd.msis.front().cqn, 0, (uint8_t)i, kIrqKind});
 		nd.msis.pop_front();
 	}
 }
@@ -1287,13 +1603,20 @@ void rnic_sim::sample(unsigned i, uint64_t c)
 		for (unsigned k = 0; ev_cb && k < kEvKinds; k++) {
 			if (!(t.ev_valid_o >> k & 1))
 				continue;
-			pend.push_back({c, port_field(t.ev_qpn_o, 24 * k, 24),
+			evq(i).push_back({c, port_field(t.ev_qpn_o, 24 * k, 24),
 					port_field(t.ev_idx_o, 16 * k, 16), (uint8_t)i,
 					(uint8_t)k});
 		}
 	}
-	if (mon.active())
-		mon.sample(i, t, c, pend);
+	if (mon.active()) {
+		mon_ports p;
+
+		p.take(t);
+		if (in_batch)
+			bmon[i].push_back({c, p});
+		else
+			mon.sample(i, p, c, pend);
+	}
 }
 
 void rnic_sim::dispatch(uint64_t c)
@@ -1472,6 +1795,11 @@ static void ffwd_stats(const rnic_sim *sim)
 		     (unsigned long long)sim->ff_skips, (unsigned long long)sim->ff_checked,
 		     (unsigned long long)sim->lag_edges, (unsigned long long)sim->lag_runs,
 		     (unsigned long long)sim->lag_checked);
+	if (sim->bat)
+		std::fprintf(stderr, "rnic model: two threads: %llu cycles in %llu batches"
+			     " (host pages of more than one node now: %llu)\n",
+			     (unsigned long long)sim->batch_cycles, (unsigned long long)sim->batches,
+			     (unsigned long long)sim->shared_pages);
 }
 
 static void global_fini(void)
@@ -1693,9 +2021,17 @@ uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cyc
 	uint64_t i = 0;
 
 	while (i < max_cycles) {
-		i += sim->tick(max_cycles - i);
+		const uint64_t s = sim->tick(max_cycles - i);
+
+		i += s;
 		if (nd.mem.writes() != w0 || nd.irqs != i0)
 			break;
+		/* Edge by edge (no skip now): the next ones as a batch */
+		if (s == 1 && i < max_cycles && sim->batch_ok()) {
+			i += sim->batch(max_cycles - i, (int)node, w0, i0);
+			if (nd.mem.writes() != w0 || nd.irqs != i0)
+				break;
+		}
 	}
 	sim->check_finish();
 	return i;
@@ -1749,7 +2085,11 @@ int rnic_sim_iommu_map(struct rnic_sim *sim, unsigned int node, uint64_t iova, v
 		return -EINVAL;
 	if (sim->host)
 		return sim->host->iommu_map(node, iova, host, len);
-	return sim->nodes[node]->mem.map(iova, host, len);
+	int ret = sim->nodes[node]->mem.map(iova, host, len);
+
+	if (!ret)
+		sim->host_pages(node, (uintptr_t)host, len, true);
+	return ret;
 }
 
 int rnic_sim_iommu_unmap(struct rnic_sim *sim, unsigned int node, uint64_t iova, size_t len)
@@ -1758,7 +2098,18 @@ int rnic_sim_iommu_unmap(struct rnic_sim *sim, unsigned int node, uint64_t iova,
 		return -EINVAL;
 	if (sim->host)
 		return sim->host->iommu_unmap(node, iova, len);
-	return sim->nodes[node]->mem.unmap(iova, len);
+
+	rnic::host_mem &m = sim->nodes[node]->mem;
+	std::vector<uintptr_t> pages;
+
+	for (uint64_t off = 0; off < len && iova + off >= iova; off += kPageSize)
+		pages.push_back((uintptr_t)m.host_of(iova + off));
+	int ret = m.unmap(iova, len);
+
+	if (!ret)
+		for (uintptr_t p : pages)
+			sim->host_pages(node, p, kPageSize, false);
+	return ret;
 }
 
 uint64_t rnic_sim_iommu_faults(const struct rnic_sim *sim, unsigned int node)
@@ -2057,7 +2408,7 @@ void sim_edge(rnic_sim *sim, unsigned node, uint64_t c, bool skipped)
 {
 	if (!skipped)
 		sim->edge(node, c);
-	sim->retire(node);
+	sim->retire(node, sim->cycle - 1);
 	if (!sim->pend.empty())
 		sim->dispatch(c);
 }

@@ -48,6 +48,16 @@ wire::~wire()
 
 uint32_t wire::alloc_buf()
 {
+	if (batch_) {
+		/* batch_begin() set aside enough: bufs_ does not move under the
+		 * other thread's references. */
+		std::lock_guard<std::mutex> l(buf_lock_);
+		uint32_t b = free_.back();
+
+		free_.pop_back();
+		bufs_[b].clear();
+		return b;
+	}
 	if (free_.empty()) {
 		bufs_.emplace_back();
 		bufs_.back().reserve(4096 + 256);
@@ -159,8 +169,70 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 		return;
 	}
 	p.link_free = start + ser;
+		fprintf(stderr, "WL send node %u cycle %llu at %llu len %zu\n", node, (unsigned long long)cycle, (unsigned long long)(start + ser + cfg_.latency), f.size());
+	if (batch_) {
+		p.sent.push_back({cycle, {start + ser + cfg_.latency, 0, b, (uint16_t)dst, 0}});
+		return;
+	}
 	port_[dst].rx.cnt.frames++;
 	flight_.push({start + ser + cfg_.latency, seq_++, b, (uint16_t)dst, 0});
+}
+
+void wire::batch_begin(uint64_t end, size_t cycles)
+{
+	/* A node starts at most one frame per cycle. */
+	while (free_.size() < (size_t)cfg_.nodes * cycles) {
+		bufs_.emplace_back();
+		bufs_.back().reserve(4096 + 256);
+		free_.push_back(bufs_.size() - 1);
+	}
+	while (!flight_.empty() && flight_.top().at < end) {
+		const flight &f = flight_.top();
+
+		port_[f.dst].due.push_back(f);
+		flight_.pop();
+	}
+	batch_ = true;
+}
+
+void wire::batch_end()
+{
+	batch_ = false;
+	/* A batch cut short (a wait's end) leaves frames due later. */
+	for (unsigned i = 0; i < cfg_.nodes; i++) {
+		port &d = port_[i];
+
+		while (!d.due.empty()) {
+			flight_.push(d.due.front());
+			d.due.pop_front();
+		}
+	}
+	/* In flight in the order of sending: cycle, then node. */
+	for (;;) {
+		unsigned from = ~0u;
+		uint64_t at = ~0ull;
+
+		for (unsigned i = 0; i < cfg_.nodes; i++) {
+			port &p = port_[i];
+
+			if (p.sent_head < p.sent.size() && p.sent[p.sent_head].first < at) {
+				at = p.sent[p.sent_head].first;
+				from = i;
+			}
+		}
+		if (from == ~0u)
+			break;
+		port &p = port_[from];
+		flight f = p.sent[p.sent_head++].second;
+
+		f.seq = seq_++;
+		port_[f.dst].rx.cnt.frames++;
+		flight_.push(f);
+	}
+	for (unsigned i = 0; i < cfg_.nodes; i++) {
+		port_[i].sent.clear();
+		port_[i].sent_head = 0;
+	}
 }
 
 bool wire::rule_drop(unsigned node, const std::vector<uint8_t> &f)

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <queue>
 #include <vector>
 
@@ -50,6 +51,33 @@ public:
 	}
 	void drive(unsigned node, Vrnic_top &t);
 	void sample(unsigned node, Vrnic_top &t, uint64_t cycle);
+	/*
+	 * Batches (sim.cpp, RNIC_THREADS=2): each node runs the cycles up to
+	 * @end on a thread of its own, so during a batch a node's calls touch
+	 * its own port only. batch_begin() hands every frame arriving before
+	 * @end to its receiver's due list (no frame sent in the batch arrives
+	 * before @end: the caller keeps @end within the latency) and sets
+	 * aside free buffers for @cycles cycles; deliver_node() is deliver() for one node; frames
+	 * sent in the batch are kept per sender and batch_end() puts them in
+	 * flight in the order one thread would have (cycle, then node).
+	 * Only on the plain path: batchable().
+	 */
+	bool batchable() const
+	{
+		return !nfaulty_ && !nheld_ && !pcap_ && !uplink_ && rules_.empty();
+	}
+	void batch_begin(uint64_t end, size_t cycles);
+	void deliver_node(unsigned node, uint64_t cycle)
+	{
+		port &d = port_[node];
+
+		while (!d.due.empty() && d.due.front().at <= cycle) {
+			d.rxq.push_back(d.due.front().buf);
+			d.rx.cnt.delivered++;
+			d.due.pop_front();
+		}
+	}
+	void batch_end();
 
 	uint64_t frames(unsigned node) const { return port_[node].frames; }
 	uint64_t drops(unsigned node) const { return port_[node].drops; }
@@ -164,10 +192,23 @@ private:
 		uint64_t rule_drops = 0;	/* by add_drop_rule() */
 		fault_link tx, rx;	/* node -> switch, switch -> node */
 		uint64_t rx_stall = 0;	/* RX: nothing arrives before a delayed frame */
+		/* In a batch: frames arriving here before its end, and the
+		 * frames this node sent, with the cycle of their last beat. */
+		ring<flight> due;
+		std::vector<std::pair<uint64_t, flight>> sent;
+		size_t sent_head = 0;
 	};
 
 	uint32_t alloc_buf();
-	void free_buf(uint32_t b) { free_.push_back(b); }
+	void free_buf(uint32_t b)
+	{
+		if (batch_) {
+			std::lock_guard<std::mutex> l(buf_lock_);
+			free_.push_back(b);
+			return;
+		}
+		free_.push_back(b);
+	}
 	void send(unsigned node, uint64_t cycle);
 	void send_buf(unsigned node, uint64_t cycle, uint32_t b);
 	uint32_t route(const std::vector<uint8_t> &f) const;
@@ -205,6 +246,10 @@ private:
 	FILE *pcap_ = nullptr;
 	uplink_fn uplink_ = nullptr;
 	void *uplink_arg_ = nullptr;
+	/* In a batch (batch_begin()): the free list is shared between the
+	 * nodes' threads; bufs_ does not grow. */
+	bool batch_ = false;
+	std::mutex buf_lock_;
 };
 
 } /* namespace rnic */

@@ -18,6 +18,10 @@
 # FFWD_EXACT_MODE=check: the second run is RNIC_FFWD=check, which evaluates
 # every skipped edge as well and aborts unless the RTL state after them is
 # byte for byte the state the skip gave.
+#
+# FFWD_EXACT_THREADS=1: the second run also has RNIC_THREADS=2 (batches of
+# cycles with each node on a host thread of its own, docs/time-model.md),
+# and some of its cycles must have run so.
 set -u
 dir=$1
 shift
@@ -42,8 +46,10 @@ run() {
 prog=$1
 shift
 args="$*"
-run plain RNIC_FFWD=0 RNIC_EVAL_ALL=1
-run fast RNIC_FFWD=$mode RNIC_EVAL_ALL=0
+threads=${FFWD_EXACT_THREADS:-0}
+[ "$threads" = 1 ] && threads=2
+run plain RNIC_FFWD=0 RNIC_EVAL_ALL=1 RNIC_THREADS=0
+run fast RNIC_FFWD=$mode RNIC_EVAL_ALL=0 RNIC_THREADS=$threads
 
 fail=0
 for n in plain fast; do
@@ -69,6 +75,17 @@ fi
 if [ "$fs" = 0 ]; then
 	echo "ffwd_exact: nothing was skipped"
 	fail=1
+fi
+if [ "$threads" = 2 ]; then
+	bc=$(sed -n 's/.*two threads: \([0-9]*\) cycles in \([0-9]*\) batches.*/\1 \2/p' \
+		"$dir/fast.err" | tail -n 1)
+	echo "ffwd_exact: RNIC_THREADS=2: cycles and batches on two threads: ${bc:-none}"
+	case "$bc" in
+	"" | 0*)
+		echo "ffwd_exact: no cycle ran on two threads"
+		fail=1
+		;;
+	esac
 fi
 if [ "${FFWD_EXACT_LAGS:-0}" = 1 ] && [ "${fl:-0}" = 0 ]; then
 	echo "ffwd_exact: no node lagged"
