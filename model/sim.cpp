@@ -368,13 +368,8 @@ struct rnic_sim {
 	uint64_t tick(uint64_t limit = 1);
 	void run(uint64_t cycles)
 	{
-		for (uint64_t i = 0; i < cycles;) {
-			const uint64_t s = tick(cycles - i);
-
-			i += s;
-			if (s == 1 && i < cycles && batch_ok())
-				i += batch(cycles - i, -1, 0, 0);
-		}
+		for (uint64_t i = 0; i < cycles;)
+			i += advance(cycles - i, -1, 0, 0);
 		check_finish();
 	}
 	bool may_run(const char *what);
@@ -476,6 +471,22 @@ struct rnic_sim {
 	std::unique_ptr<class batch_thread> bat;
 	uint64_t batch_max = 0;
 	uint64_t batch_cycles = 0, batches = 0;
+	/* RNIC_THREADS unset or auto: batches only while they are faster than
+	 * one thread. Per window of kJudgeBatches batches, the wall time per
+	 * cycle of the batches against that of the one-thread cycles before
+	 * them; a lost window turns batches off for bat_backoff cycles (doubled
+	 * on each loss in a row). Wall time decides only which thread runs a
+	 * node, never what it computes. */
+	bool bat_auto = false;
+	uint64_t bat_off_until = 0, bat_backoff = 0, bat_lost = 0;
+	uint64_t judge_n = 0;
+	double judge_ser_ns = 0, judge_bat_ns = 0, judge_bat_cyc = 0;
+	uint64_t advance(uint64_t limit, int w, uint64_t w0, uint64_t i0);
+	void judge(double ser_ns, double bat_ns, uint64_t bat_cyc);
+	bool wait_end(int w, uint64_t w0, uint64_t i0) const
+	{
+		return w >= 0 && (nodes[w]->mem.writes() != w0 || nodes[w]->irqs != i0);
+	}
 	bool in_batch = false;
 	std::vector<sim_event> bpend[RNIC_SIM_MAX_NODES];
 	/* ... and what the monitor would have seen, per cycle */
@@ -959,27 +970,33 @@ void batch_thread::run()
 	}
 }
 
-/* RNIC_THREADS=2: batches of cycles on two host threads (batch()); unset,
- * 0 or 1: one thread. Worth it only with a core to spare
- * (docs/performance.md, "Two host threads"). */
+/* RNIC_THREADS: 2 batches of cycles on two host threads (batch()); auto
+ * (or unset) the same where the machine has two processors, for as long as
+ * batches are faster than one thread (judge()); 0 or 1 one thread.
+ * docs/performance.md, "Two host threads". */
 static void env_threads(rnic_sim *sim)
 {
 	const char *s = std::getenv("RNIC_THREADS");
-	char *end;
+	bool on, autom = false;
 
-	if (!s || !*s)
-		return;
-	unsigned long v = std::strtoul(s, &end, 10);
-
-	if (*end || v > 2) {
-		std::fprintf(stderr, "rnic model: ignoring RNIC_THREADS=%s (0, 1 or 2)\n", s);
+	if (!s || !*s || !std::strcmp(s, "auto")) {
+		on = std::thread::hardware_concurrency() >= 2;
+		autom = true;
+	} else if (!std::strcmp(s, "2")) {
+		on = true;
+	} else if (!std::strcmp(s, "0") || !std::strcmp(s, "1")) {
+		on = false;
+	} else {
+		std::fprintf(stderr, "rnic model: ignoring RNIC_THREADS=%s (0, 1, 2 or auto)\n", s);
 		return;
 	}
 	/* No frame sent in a batch may arrive in it: a frame takes at least
 	 * one cycle on the link and then the wire's latency. */
 	sim->batch_max = std::min<uint64_t>(sim->cfg.wire_latency + 1, 64);
-	if (v == 2 && sim->n >= 2 && sim->batch_max >= 4)
+	if (on && sim->n >= 2 && sim->batch_max >= 4) {
 		sim->bat.reset(new batch_thread(sim));
+		sim->bat_auto = autom;
+	}
 }
 
 /* Whether the next cycles may run as a batch: the plain loop without
@@ -991,7 +1008,7 @@ bool rnic_sim::batch_ok() const
 {
 	unsigned busy = 0;
 
-	if (!bat || tfp || ffwd != kFfOn || ff_check_until || host || xlink || on_fabric() ||
+	if (!bat || cycle < bat_off_until || tfp || ffwd != kFfOn || ff_check_until || host || xlink || on_fabric() ||
 	    !net.batchable() || shared_pages)
 		return false;
 	for (unsigned i = 0; i < n; i++)
@@ -1101,6 +1118,51 @@ uint64_t rnic_sim::batch(uint64_t limit, int w, uint64_t w0, uint64_t i0)
 	if (!pend.empty())
 		dispatch(end - 1);
 	return end - c;
+}
+
+/* A cycle on one thread (tick()) and, when it was evaluated edge by edge,
+ * the wait it serves (@w, @w0, @i0 as for batch()) goes on and batch_ok(),
+ * a batch after it. Returns the cycles run. */
+uint64_t rnic_sim::advance(uint64_t limit, int w, uint64_t w0, uint64_t i0)
+{
+	using clk = std::chrono::steady_clock;
+
+	if (!bat || cycle < bat_off_until)
+		return tick(limit);
+	const auto t0 = clk::now();
+	const uint64_t s = tick(limit);
+
+	if (s != 1 || limit == 1 || wait_end(w, w0, i0) || !batch_ok())
+		return s;
+	const auto t1 = clk::now();
+	const uint64_t b = batch(limit - 1, w, w0, i0);
+
+	if (bat_auto)
+		judge(std::chrono::duration<double, std::nano>(t1 - t0).count(),
+		      std::chrono::duration<double, std::nano>(clk::now() - t1).count(), b);
+	return s + b;
+}
+
+void rnic_sim::judge(double ser_ns, double bat_ns, uint64_t bat_cyc)
+{
+	constexpr uint64_t kJudgeBatches = 16;
+	constexpr uint64_t kBackoffMin = 1 << 16, kBackoffMax = 1 << 24;
+
+	judge_ser_ns += ser_ns;
+	judge_bat_ns += bat_ns;
+	judge_bat_cyc += (double)bat_cyc;
+	if (++judge_n < kJudgeBatches)
+		return;
+	/* judge_n one-thread cycles against judge_bat_cyc batched ones */
+	if (judge_bat_ns / judge_bat_cyc >= judge_ser_ns / (double)judge_n) {
+		bat_backoff = bat_backoff ? std::min(2 * bat_backoff, kBackoffMax) : kBackoffMin;
+		bat_off_until = cycle + bat_backoff;
+		bat_lost++;
+	} else {
+		bat_backoff = 0;
+	}
+	judge_n = 0;
+	judge_ser_ns = judge_bat_ns = judge_bat_cyc = 0;
 }
 
 /* Node @i's IOMMU maps (@add) or unmaps the host range [@host, +@len). */
@@ -1796,10 +1858,11 @@ static void ffwd_stats(const rnic_sim *sim)
 		     (unsigned long long)sim->lag_edges, (unsigned long long)sim->lag_runs,
 		     (unsigned long long)sim->lag_checked);
 	if (sim->bat)
-		std::fprintf(stderr, "rnic model: two threads: %llu cycles in %llu batches"
-			     " (host pages of more than one node now: %llu)\n",
+		std::fprintf(stderr, "rnic model: two threads%s: %llu cycles in %llu batches"
+			     " (host pages of more than one node now: %llu; windows lost to one"
+			     " thread: %llu)\n", sim->bat_auto ? " (auto)" : "",
 			     (unsigned long long)sim->batch_cycles, (unsigned long long)sim->batches,
-			     (unsigned long long)sim->shared_pages);
+			     (unsigned long long)sim->shared_pages, (unsigned long long)sim->bat_lost);
 }
 
 static void global_fini(void)
@@ -2021,17 +2084,9 @@ uint64_t rnic_sim_wait(struct rnic_sim *sim, unsigned int node, uint64_t max_cyc
 	uint64_t i = 0;
 
 	while (i < max_cycles) {
-		const uint64_t s = sim->tick(max_cycles - i);
-
-		i += s;
+		i += sim->advance(max_cycles - i, (int)node, w0, i0);
 		if (nd.mem.writes() != w0 || nd.irqs != i0)
 			break;
-		/* Edge by edge (no skip now): the next ones as a batch */
-		if (s == 1 && i < max_cycles && sim->batch_ok()) {
-			i += sim->batch(max_cycles - i, (int)node, w0, i0);
-			if (nd.mem.writes() != w0 || nd.irqs != i0)
-				break;
-		}
 	}
 	sim->check_finish();
 	return i;

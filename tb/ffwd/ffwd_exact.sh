@@ -19,9 +19,10 @@
 # every skipped edge as well and aborts unless the RTL state after them is
 # byte for byte the state the skip gave.
 #
-# FFWD_EXACT_THREADS=1: the second run also has RNIC_THREADS=2 (batches of
+# FFWD_EXACT_THREADS=1: the second run has RNIC_THREADS=2 (batches of
 # cycles with each node on a host thread of its own, docs/time-model.md),
-# and some of its cycles must have run so.
+# and some of its cycles must have run so; otherwise it has the default
+# (auto: batches while they are faster than one thread).
 set -u
 dir=$1
 shift
@@ -46,8 +47,10 @@ run() {
 prog=$1
 shift
 args="$*"
-threads=${FFWD_EXACT_THREADS:-0}
-[ "$threads" = 1 ] && threads=2
+# The second run's host threads: RNIC_THREADS=2 for FFWD_EXACT_THREADS=1,
+# else the default (auto: batches where they are faster).
+threads=auto
+[ "${FFWD_EXACT_THREADS:-0}" = 1 ] && threads=2
 run plain RNIC_FFWD=0 RNIC_EVAL_ALL=1 RNIC_THREADS=0
 run fast RNIC_FFWD=$mode RNIC_EVAL_ALL=0 RNIC_THREADS=$threads
 
@@ -77,7 +80,7 @@ if [ "$fs" = 0 ]; then
 	fail=1
 fi
 if [ "$threads" = 2 ]; then
-	bc=$(sed -n 's/.*two threads: \([0-9]*\) cycles in \([0-9]*\) batches.*/\1 \2/p' \
+	bc=$(sed -n 's/.*two threads[^:]*: \([0-9]*\) cycles in \([0-9]*\) batches.*/\1 \2/p' \
 		"$dir/fast.err" | tail -n 1)
 	echo "ffwd_exact: RNIC_THREADS=2: cycles and batches on two threads: ${bc:-none}"
 	case "$bc" in
