@@ -102,7 +102,9 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <thread>
 #include <unordered_map>
 #include <string>
@@ -474,12 +476,12 @@ struct rnic_sim {
 	/* RNIC_THREADS unset or auto: batches only while they are faster than
 	 * one thread. Per window of kJudgeBatches batches, the wall time per
 	 * cycle of the batches against that of the one-thread cycles before
-	 * them; a lost window turns batches off for bat_backoff cycles (doubled
-	 * on each loss in a row). Wall time decides only which thread runs a
+	 * them; two lost windows in a row turn batches off for bat_backoff
+	 * cycles (doubled on each such loss in a row). Wall time decides only which thread runs a
 	 * node, never what it computes. */
 	bool bat_auto = false;
 	uint64_t bat_off_until = 0, bat_backoff = 0, bat_lost = 0;
-	uint64_t judge_n = 0;
+	uint64_t judge_n = 0, judge_lost = 0;
 	double judge_ser_ns = 0, judge_bat_ns = 0, judge_bat_cyc = 0;
 	uint64_t advance(uint64_t limit, int w, uint64_t w0, uint64_t i0);
 	void judge(double ser_ns, double bat_ns, uint64_t bat_cyc);
@@ -866,14 +868,32 @@ static void cov_write(VerilatedContext *ctx, bool fabric)
  * cycle the batch does not have. Between batches it spins a little, then
  * sleeps.
  */
+/* Forks so far in this process's line (a child counts the fork it came from). */
+static unsigned fork_gen;
+
 class batch_thread {
 public:
 	explicit batch_thread(rnic_sim *sim) : sim_(sim)
 	{
+		static std::once_flag once;
+
+		std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { fork_gen++; }); });
+		born_ = fork_gen;
+		/* The program's signals stay with its own threads: the worker
+		 * starts with every signal blocked. */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		th_ = std::thread(&batch_thread::run, this);
+		pthread_sigmask(SIG_SETMASK, &old, nullptr);
 	}
 	~batch_thread()
 	{
+		if (!alive()) {
+			th_.detach();	/* a fork's child: the worker stayed behind */
+			return;
+		}
 		stop_.store(true, std::memory_order_seq_cst);
 		gen_.fetch_add(1, std::memory_order_seq_cst);
 		gen_.notify_one();
@@ -881,6 +901,8 @@ public:
 	}
 	batch_thread(const batch_thread &) = delete;
 	batch_thread &operator=(const batch_thread &) = delete;
+	/* False in the child of a fork(), which has no worker. */
+	bool alive() const { return fork_gen == born_; }
 
 	/* A batch of the cycles [@c, @end); the main thread runs node @m. */
 	void start(uint64_t c, uint64_t end, unsigned m)
@@ -920,6 +942,7 @@ private:
 	void run();
 
 	rnic_sim *sim_;
+	unsigned born_;
 	uint64_t c0_ = 0;
 	unsigned main_ = 0;
 	std::atomic<uint64_t> end_{0}, main_at_{0};
@@ -1008,7 +1031,7 @@ bool rnic_sim::batch_ok() const
 {
 	unsigned busy = 0;
 
-	if (!bat || cycle < bat_off_until || tfp || ffwd != kFfOn || ff_check_until || host || xlink || on_fabric() ||
+	if (!bat || cycle < bat_off_until || !bat->alive() || tfp || ffwd != kFfOn || ff_check_until || host || xlink || on_fabric() ||
 	    !net.batchable() || shared_pages)
 		return false;
 	for (unsigned i = 0; i < n; i++)
@@ -1153,13 +1176,17 @@ void rnic_sim::judge(double ser_ns, double bat_ns, uint64_t bat_cyc)
 	judge_bat_cyc += (double)bat_cyc;
 	if (++judge_n < kJudgeBatches)
 		return;
-	/* judge_n one-thread cycles against judge_bat_cyc batched ones */
-	if (judge_bat_ns / judge_bat_cyc >= judge_ser_ns / (double)judge_n) {
+	/* judge_n one-thread cycles against judge_bat_cyc batched ones; one
+	 * lost window may be a hiccup (a page fault, the worker's first
+	 * batch), two in a row are not */
+	if (judge_bat_ns / judge_bat_cyc < judge_ser_ns / (double)judge_n) {
+		judge_lost = 0;
+		bat_backoff = 0;
+	} else if (++judge_lost >= 2) {
+		judge_lost = 0;
 		bat_backoff = bat_backoff ? std::min(2 * bat_backoff, kBackoffMax) : kBackoffMin;
 		bat_off_until = cycle + bat_backoff;
 		bat_lost++;
-	} else {
-		bat_backoff = 0;
 	}
 	judge_n = 0;
 	judge_ser_ns = judge_bat_ns = judge_bat_cyc = 0;
@@ -1859,8 +1886,8 @@ static void ffwd_stats(const rnic_sim *sim)
 		     (unsigned long long)sim->lag_checked);
 	if (sim->bat)
 		std::fprintf(stderr, "rnic model: two threads%s: %llu cycles in %llu batches"
-			     " (host pages of more than one node now: %llu; windows lost to one"
-			     " thread: %llu)\n", sim->bat_auto ? " (auto)" : "",
+			     " (host pages of more than one node now: %llu; turned off after losing to one"
+			     " thread: %llu times)\n", sim->bat_auto ? " (auto)" : "",
 			     (unsigned long long)sim->batch_cycles, (unsigned long long)sim->batches,
 			     (unsigned long long)sim->shared_pages, (unsigned long long)sim->bat_lost);
 }
