@@ -347,16 +347,19 @@ std::atomic<unsigned> warn_budget{20};
 void rnic::model_warn(unsigned node, uint64_t cycle, const char *fmt, ...)
 {
 	va_list ap;
+	/* Two nodes may warn at once (batches on two threads). */
+	unsigned left = warn_budget.load(std::memory_order_relaxed);
 
-	if (!warn_budget)
-		return;
-	warn_budget--;
+	do {
+		if (!left)
+			return;
+	} while (!warn_budget.compare_exchange_weak(left, left - 1, std::memory_order_relaxed));
 	std::fprintf(stderr, "rnic model: node %u cycle %llu: ", node,
 		     (unsigned long long)cycle);
 	va_start(ap, fmt);
 	std::vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	std::fprintf(stderr, "%s\n", warn_budget ? "" : " (further warnings suppressed)");
+	std::fprintf(stderr, "%s\n", left > 1 ? "" : " (further warnings suppressed)");
 }
 
 struct rnic_sim {
@@ -467,7 +470,7 @@ struct rnic_sim {
 	bool lag_on = true;
 	std::atomic<uint64_t> lag_edges{0}, lag_runs{0};
 	uint64_t lag_checked = 0;
-	/* RNIC_THREADS=2: batches of cycles, each node on a thread of its own
+	/* RNIC_THREADS: batches of cycles, each node on a thread of its own
 	 * (batch()); the cycles and batches run so; in a batch each node's
 	 * events go to its own list (bpend) first. */
 	std::unique_ptr<class batch_thread> bat;
@@ -477,8 +480,8 @@ struct rnic_sim {
 	 * one thread. Per window of kJudgeBatches batches, the wall time per
 	 * cycle of the batches against that of the one-thread cycles before
 	 * them; two lost windows in a row turn batches off for bat_backoff
-	 * cycles (doubled on each such loss in a row). Wall time decides only which thread runs a
-	 * node, never what it computes. */
+	 * cycles (doubled on each such loss in a row). Wall time decides only
+	 * which thread runs a node, never what it computes. */
 	bool bat_auto = false;
 	uint64_t bat_off_until = 0, bat_backoff = 0, bat_lost = 0;
 	uint64_t judge_n = 0, judge_lost = 0;
@@ -860,17 +863,17 @@ static void cov_write(VerilatedContext *ctx, bool fabric)
 #endif
 }
 
+/* Forks so far in this process's line (a child counts the fork it came from). */
+static unsigned fork_gen;
+
 /*
- * Batches on two host threads (RNIC_THREADS=2, batch()): the worker runs
+ * Batches on two host threads (RNIC_THREADS, batch()): the worker runs
  * the cycles of every hosted node but the main thread's, each cycle only
  * once the main thread has finished that cycle without ending the batch (a
  * wait ends it at the cycle its node shows activity), so it never runs a
  * cycle the batch does not have. Between batches it spins a little, then
  * sleeps.
  */
-/* Forks so far in this process's line (a child counts the fork it came from). */
-static unsigned fork_gen;
-
 class batch_thread {
 public:
 	explicit batch_thread(rnic_sim *sim) : sim_(sim)
@@ -1031,8 +1034,8 @@ bool rnic_sim::batch_ok() const
 {
 	unsigned busy = 0;
 
-	if (!bat || cycle < bat_off_until || !bat->alive() || tfp || ffwd != kFfOn || ff_check_until || host || xlink || on_fabric() ||
-	    !net.batchable() || shared_pages)
+	if (!bat || cycle < bat_off_until || !bat->alive() || tfp || ffwd != kFfOn ||
+	    ff_check_until || host || xlink || on_fabric() || !net.batchable() || shared_pages)
 		return false;
 	for (unsigned i = 0; i < n; i++)
 		if (nodes[i] && !nodes[i]->lagging())
