@@ -169,7 +169,6 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 		return;
 	}
 	p.link_free = start + ser;
-		fprintf(stderr, "WL send node %u cycle %llu at %llu len %zu\n", node, (unsigned long long)cycle, (unsigned long long)(start + ser + cfg_.latency), f.size());
 	if (batch_) {
 		p.sent.push_back({cycle, {start + ser + cfg_.latency, 0, b, (uint16_t)dst, 0}});
 		return;
