@@ -1172,7 +1172,7 @@ uint64_t rnic_sim::advance(uint64_t limit, int w, uint64_t w0, uint64_t i0)
 void rnic_sim::judge(double ser_ns, double bat_ns, uint64_t bat_cyc)
 {
 	constexpr uint64_t kJudgeBatches = 16;
-	constexpr uint64_t kBackoffMin = 1 << 16, kBackoffMax = 1 << 24;
+	constexpr uint64_t kBackoffMin = 1 << 14, kBackoffMax = 1 << 24;
 
 	judge_ser_ns += ser_ns;
 	judge_bat_ns += bat_ns;
