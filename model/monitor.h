@@ -79,7 +79,8 @@ struct sim_event {
 	X(tx_ready_i) \
 	X(tx_valid_o)
 struct mon_ports {
-#define RNIC_MON_FIELD(f) std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Vrnic_top &>().f)>> f;
+#define RNIC_MON_FIELD(f) \
+	std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Vrnic_top &>().f)>> f;
 	RNIC_MON_PORTS(RNIC_MON_FIELD)
 #undef RNIC_MON_FIELD
 	void take(const Vrnic_top &t)

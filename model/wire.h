@@ -52,14 +52,15 @@ public:
 	void drive(unsigned node, Vrnic_top &t);
 	void sample(unsigned node, Vrnic_top &t, uint64_t cycle);
 	/*
-	 * Batches (sim.cpp, RNIC_THREADS=2): each node runs the cycles up to
+	 * Batches (sim.cpp, RNIC_THREADS): each node runs the cycles up to
 	 * @end on a thread of its own, so during a batch a node's calls touch
 	 * its own port only. batch_begin() hands every frame arriving before
 	 * @end to its receiver's due list (no frame sent in the batch arrives
 	 * before @end: the caller keeps @end within the latency) and sets
-	 * aside free buffers for @cycles cycles; deliver_node() is deliver() for one node; frames
-	 * sent in the batch are kept per sender and batch_end() puts them in
-	 * flight in the order one thread would have (cycle, then node).
+	 * aside free buffers for @cycles cycles; deliver_node() is deliver()
+	 * for one node; frames sent in the batch are kept per sender, and
+	 * batch_end() puts them in flight in the order one thread would have
+	 * (cycle, then node) and the frames still due back in flight.
 	 * Only on the plain path: batchable().
 	 */
 	bool batchable() const
