@@ -270,6 +270,21 @@ RV_EXPORT uint64_t rnic_verbs_sim_cycle(void)
 	return c;
 }
 
+/* Version node RNIC_VERBS_1.6 */
+RV_EXPORT uint64_t rnic_verbs_sim_step(uint64_t cycles)
+{
+	struct rnic_sim *sim;
+	uint64_t c;
+
+	rnic_lock();
+	sim = rnic_sim_global();
+	if (sim)
+		rnic_sim_step(sim, cycles);
+	c = sim ? rnic_sim_cycle(sim) : 0;
+	rnic_unlock();
+	return c;
+}
+
 RV_EXPORT unsigned int rnic_verbs_data_bits(void)
 {
 	struct rnic_sim *sim;

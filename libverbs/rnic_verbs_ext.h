@@ -16,6 +16,12 @@ extern "C" {
 
 /* Current cycle of the process-wide simulation (creates it if needed). */
 uint64_t rnic_verbs_sim_cycle(void);
+/*
+ * Let the simulation run @cycles cycles, as while the host does something
+ * else (version node RNIC_VERBS_1.6): for tests that place a verbs call at
+ * an exact cycle after another. Returns the cycle it ends at.
+ */
+uint64_t rnic_verbs_sim_step(uint64_t cycles);
 /* Datapath width of the RNIC in bits (DataW). */
 unsigned int rnic_verbs_data_bits(void);
 

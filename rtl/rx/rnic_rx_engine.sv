@@ -943,6 +943,12 @@ module rnic_rx_engine #(
   // the next cycle, beside whatever the engine does then (the QP's context
   // is still selected: qpn_q changes only at the end of that cycle).
   logic infl_tmr_q;
+  // ... unless the QP is in ERR by then: its flush walked the ring before
+  // the record was handed over (the requester had read the context before
+  // the move), so the record is flushed now (StRetire) instead. Its NAK or
+  // response would be dropped in ERR and an ACK timeout does nothing there.
+  logic infl_err;
+  assign infl_err = infl_tmr_q && (ctx.state == rnic_pkg::QpsErr);
   logic [1:0] tmr_op_q;
   logic [41:0] tmr_cycles_q;
   logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q, tmr_idle;
@@ -1108,9 +1114,11 @@ module rnic_rx_engine #(
   // on at its end.
   assign done_wait = need_done_q && !done_ready_i;
   assign idle = ((st_q == StIdle) || (st_q == StDrop) || rqf_end || ret_drop) && !done_wait &&
-                !pend_err;
-  // The StIdle arm takes the first QP moved to ERR before anything else.
-  assign errp_pop = ((st_sel == StIdle) || (st_sel == StDrop)) && !done_wait && pend_err;
+                !infl_err && !pend_err;
+  // The StIdle arm takes the first QP moved to ERR before anything else
+  // (after a record taken for a QP in ERR already).
+  assign errp_pop = ((st_sel == StIdle) || (st_sel == StDrop)) && !done_wait && !infl_err &&
+                    pend_err;
   // A request's after-place work that ends the event (no ACK job left for
   // StJob, no invalidation) takes a waiting RQ doorbell in the same cycle
   // (ap_db; doorbells come first in StIdle too): it touches neither the
@@ -1478,7 +1486,7 @@ module rnic_rx_engine #(
             rwc_hint_q <= rq_db_hint;
             placed_q <= 1'b1;
           end
-          if (infl_tmr_q) begin
+          if (infl_tmr_q && !infl_err) begin
             infl_tmr_q <= 1'b0;
             tmr_v_q <= 1'b1;
             tmr_op_q <= rnic_pkg::TmrStart;
@@ -1487,6 +1495,14 @@ module rnic_rx_engine #(
           st_q <= StIdle;
           if (done_wait) begin
             // wait: done_ci_o still describes qpn_q
+          end else if (infl_err) begin
+            // qpn_q is the record's QP: flush its ring (the RQ was flushed
+            // when it moved to ERR).
+            infl_tmr_q <= 1'b0;
+            flushing_q <= 1'b1;
+            ack_mode_q <= 1'b0;
+            ret_st_q <= StIdle;
+            st_q <= StRetire;
           end else if (pend_err) begin
             qpn_q <= 24'(errp_qpn);   // (errp_pop)
             flushing_q <= 1'b1;

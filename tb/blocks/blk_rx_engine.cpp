@@ -541,6 +541,36 @@ void cases(Bench &b)
               "%u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
   }
 
+  // record_after_err: QP 5 moves to ERR and its flush finds the ring
+  // empty; then the requester hands over a record it built before the move
+  // (it read the state before): the record is flushed when it enters the
+  // ring. (Until stop 45 it waited for an ACK that is dropped in ERR and a
+  // timeout that does nothing there: the fuzzer's read-stuck-in-err.)
+  b.ctx[5] = b.ctx[1];
+  b.ctx[5].state = 3;
+  b.ctx[5].timeout = 0;
+  b.ctx_write(5, 0, 1000);
+  b.run(5);
+  c0 = b.cqes.size();
+  b.t.qp_wr_i = 1;
+  b.t.qp_wr_idx_i = 5;
+  b.t.qp_wr_flags_i = 0;
+  b.t.qp_wr_state_i = 6;   // ERR
+  b.cycle();
+  b.ctx[5].state = 6;
+  b.run(20);
+  b.record(5, 0, 1000, 1000, 8);
+  b.run(100);
+  {
+    unsigned n = 0;
+    for (size_t k = c0; k < b.cqes.size(); k++) {
+      const Cqe &q = b.cqes[k];
+      n += (q.qpn == 5 && q.wqe_idx == 0 && q.status == 5);
+    }
+    BLK_CHECK(n == 1, "record_after_err: %u flush completions of QP 5's WQE 0 (%zu completions)",
+              n, b.cqes.size() - c0);
+  }
+
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
   BLK_CHECK(b.t.quiet_o, "the engine is not quiet at the end");
 }

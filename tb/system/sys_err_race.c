@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sys_err_race.c - a QP moved to ERR at any moment of its requests' lives
+ * loses none of them (ibv_modify_qp(3): in ERR "all outstanding work
+ * requests are flushed"): each WR completes, successfully if its response
+ * came before the move, else with IBV_WC_WR_FLUSH_ERR, in posting order,
+ * and nothing more comes.
+ *
+ * An RDMA READ and an RDMA WRITE are posted, and the requester's QP is
+ * moved to ERR d cycles after the doorbell (rnic_verbs_sim_step()), for
+ * every d from 0 until both WRs complete before the move: the WQE fetch,
+ * the request on the wire, the in-flight record's hand-over to the
+ * completer, the response, the ACK. The QPs
+ * have no ACK timer (timeout 0), so a WR the flush missed waits forever.
+ * Two nodes, and one node with the QP connected to a second QP of its own.
+ *
+ * The fuzzer found the window (tb/fuzz/findings, read-stuck-in-err): a
+ * READ's in-flight record handed over after the flush on the move had
+ * walked the ring stayed there; now it is flushed when it arrives.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "rnic_verbs_ext.h"
+
+#define LEN 256
+/* The sweep ends once both WRs complete before the move; a sweep this
+ * long means they never do. */
+#define MAX_DELAY 20000
+/* Empty polls allowed per WR after the move: a flush takes a few cycles. */
+#define POLL_LIMIT 2000
+
+struct outcome {
+	int flushed_both;	/* the READ (and the WRITE) flushed */
+	int read_only;		/* READ done, WRITE flushed */
+	int done_both;
+};
+
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, rc;
+
+	for (i = 0; i < POLL_LIMIT; i++) {
+		rc = ibv_poll_cq(cq, 1, wc);
+		CHECK(rc >= 0);
+		if (rc == 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* One READ and one WRITE, the move d cycles after the doorbell. */
+static void one(int loopback, uint64_t d, struct outcome *o)
+{
+	struct t_pair_cfg cfg;
+	struct t_pair p;
+	struct t_buf loc, rem;
+	struct ibv_send_wr wr[2], *bad;
+	struct ibv_sge sg[2];
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc[2];
+	uint64_t t0, at;
+	int i;
+
+	t_pair_default_cfg(&cfg);
+	cfg.loopback = loopback;
+	cfg.attrs[0].timeout = 0;
+	cfg.attrs[1].timeout = 0;
+	t_pair_open(&p, &cfg);
+	t_buf_alloc(&loc, p.s[0].pd, 2 * LEN);
+	t_buf_alloc(&rem, p.s[1].pd, 2 * LEN);
+	t_fill(rem.p, LEN, 0x5eed + d);
+	memset(loc.p, 0, 2 * LEN);
+	t_fill(loc.p + LEN, LEN, 0xbeef + d);
+
+	memset(wr, 0, sizeof(wr));
+	sg[0] = t_sge(&loc, 0, LEN);
+	sg[1] = t_sge(&loc, LEN, LEN);
+	for (i = 0; i < 2; i++) {
+		wr[i].wr_id = i + 1;
+		wr[i].sg_list = &sg[i];
+		wr[i].num_sge = 1;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = t_addr(&rem, i * LEN);
+		wr[i].wr.rdma.rkey = rem.mr->rkey;
+	}
+	wr[0].opcode = IBV_WR_RDMA_READ;
+	wr[0].next = &wr[1];
+	wr[1].opcode = IBV_WR_RDMA_WRITE;
+
+	CHECK_OK(ibv_post_send(p.s[0].qp, wr, &bad));
+	t0 = rnic_verbs_sim_cycle();
+	at = rnic_verbs_sim_step(d) - t0;
+	CHECK_EQ(at, d);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_ERR;
+	CHECK_OK(ibv_modify_qp(p.s[0].qp, &qa, IBV_QP_STATE));
+
+	for (i = 0; i < 2; i++) {
+		if (!poll_one(p.s[0].scq, &wc[i]))
+			t_fail(__FILE__, __LINE__,
+			       "%s, ERR %llu cycles after the doorbell: WR %d of 2 neither completed nor flushed after %d polls",
+			       loopback ? "loopback" : "two nodes",
+			       (unsigned long long)at, i + 1, POLL_LIMIT);
+		CHECK_EQ(wc[i].wr_id, (uint64_t)i + 1);
+		CHECK_EQ(wc[i].qp_num, p.s[0].qp->qp_num);
+		CHECK(wc[i].status == IBV_WC_SUCCESS ||
+		      wc[i].status == IBV_WC_WR_FLUSH_ERR);
+		if (wc[i].status == IBV_WC_SUCCESS)
+			CHECK_EQ(wc[i].opcode, i ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ);
+	}
+	/* In order: nothing completes after a flushed WR. */
+	CHECK(!(wc[0].status != IBV_WC_SUCCESS && wc[1].status == IBV_WC_SUCCESS));
+	if (wc[0].status == IBV_WC_SUCCESS)
+		CHECK_MEM(loc.p, rem.p, LEN);
+	if (wc[1].status == IBV_WC_SUCCESS)
+		CHECK_MEM(rem.p + LEN, loc.p + LEN, LEN);
+	EXPECT_EMPTY(p.s[0].scq, 16);
+	if (wc[1].status == IBV_WC_SUCCESS)
+		o->done_both++;
+	else if (wc[0].status == IBV_WC_SUCCESS)
+		o->read_only++;
+	else
+		o->flushed_both++;
+
+	t_buf_free(&loc);
+	t_buf_free(&rem);
+	t_pair_close(&p);
+}
+
+static void sweep(int loopback)
+{
+	struct outcome o = { 0 };
+	uint64_t d;
+
+	for (d = 0; !o.done_both; d++) {
+		CHECK(d < MAX_DELAY);
+		one(loopback, d, &o);
+	}
+	printf("%s: ERR 0..%llu cycles after the doorbell: %d flushed both, %d READ done and WRITE flushed, then both done\n",
+	       loopback ? "loopback" : "two nodes", (unsigned long long)d - 1,
+	       o.flushed_both, o.read_only);
+	CHECK(o.flushed_both > 0);
+}
+
+int main(void)
+{
+	sweep(0);
+	sweep(1);
+	printf("sys_err_race: PASS\n");
+	return 0;
+}
