@@ -46,6 +46,14 @@ wire::~wire()
 	pcap_close();
 }
 
+/* A buffer more in the pool, room for the largest frame. */
+uint32_t wire::new_buf()
+{
+	bufs_.emplace_back();
+	bufs_.back().reserve(4096 + 256);
+	return bufs_.size() - 1;
+}
+
 uint32_t wire::alloc_buf()
 {
 	if (batch_) {
@@ -58,11 +66,8 @@ uint32_t wire::alloc_buf()
 		bufs_[b].clear();
 		return b;
 	}
-	if (free_.empty()) {
-		bufs_.emplace_back();
-		bufs_.back().reserve(4096 + 256);
-		return bufs_.size() - 1;
-	}
+	if (free_.empty())
+		return new_buf();
 	uint32_t b = free_.back();
 
 	free_.pop_back();
@@ -180,11 +185,8 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 void wire::batch_begin(uint64_t end, size_t cycles)
 {
 	/* A node starts at most one frame per cycle. */
-	while (free_.size() < (size_t)cfg_.nodes * cycles) {
-		bufs_.emplace_back();
-		bufs_.back().reserve(4096 + 256);
-		free_.push_back(bufs_.size() - 1);
-	}
+	while (free_.size() < (size_t)cfg_.nodes * cycles)
+		free_.push_back(new_buf());
 	while (!flight_.empty() && flight_.top().at < end) {
 		const flight &f = flight_.top();
 

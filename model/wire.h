@@ -201,6 +201,7 @@ private:
 	};
 
 	uint32_t alloc_buf();
+	uint32_t new_buf();
 	void free_buf(uint32_t b)
 	{
 		if (batch_) {
