@@ -943,12 +943,15 @@ module rnic_rx_engine #(
   // the next cycle, beside whatever the engine does then (the QP's context
   // is still selected: qpn_q changes only at the end of that cycle).
   logic infl_tmr_q;
-  // ... unless the QP is in ERR by then: its flush walked the ring before
-  // the record was handed over (the requester had read the context before
-  // the move), so the record is flushed now (StRetire) instead. Its NAK or
-  // response would be dropped in ERR and an ACK timeout does nothing there.
-  logic infl_err;
-  assign infl_err = infl_tmr_q && (ctx.state == rnic_pkg::QpsErr);
+  // A request's record (RC, or UC/UD waiting for its frames) taken in the
+  // previous cycle whose QP is in ERR by now: its flush walked the ring
+  // before the record came (the requester had read the context before the
+  // move, or the record waited in the hold), so it is flushed now
+  // (StRetire) in place of starting the timer. A response or NAK is dropped
+  // in ERR, an ACK timeout does nothing there, and the requester stops a
+  // message of a QP in ERR before its last frame.
+  logic infl_new_q, infl_err;
+  assign infl_err = infl_new_q && (ctx.state == rnic_pkg::QpsErr);
   logic [1:0] tmr_op_q;
   logic [41:0] tmr_cycles_q;
   logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q, tmr_idle;
@@ -1156,8 +1159,8 @@ module rnic_rx_engine #(
   // Nothing to do and nothing on its way out: the one-cycle strobes are low,
   // no CQE, progress report, job, event or timer command waits, and the
   // queues into the engine are empty.
-  assign quiet_o = idle && (st_q == StIdle) && !hold_v_q && !infl_tmr_q && tmr_idle && !tmr_v_q &&
-                   !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
+  assign quiet_o = idle && (st_q == StIdle) && !hold_v_q && !infl_tmr_q && !infl_new_q &&
+                   tmr_idle && !tmr_v_q && !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
                    !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
                    !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
                    !owe_valid && !owe_set_q && !owe_clr_q;
@@ -1301,6 +1304,7 @@ module rnic_rx_engine #(
       tmr_op_q <= '0;
       tmr_qpn_q <= '0;
       infl_tmr_q <= 1'b0;
+      infl_new_q <= 1'b0;
       tmr_cycles_q <= '0;
       tmr_rnr_q <= 1'b0;
       rd_done_o <= 1'b0;
@@ -1486,6 +1490,7 @@ module rnic_rx_engine #(
             rwc_hint_q <= rq_db_hint;
             placed_q <= 1'b1;
           end
+          if (!infl_err) infl_new_q <= 1'b0;
           if (infl_tmr_q && !infl_err) begin
             infl_tmr_q <= 1'b0;
             tmr_v_q <= 1'b1;
@@ -1498,6 +1503,7 @@ module rnic_rx_engine #(
           end else if (infl_err) begin
             // qpn_q is the record's QP: flush its ring (the RQ was flushed
             // when it moved to ERR).
+            infl_new_q <= 1'b0;
             infl_tmr_q <= 1'b0;
             flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
@@ -1543,6 +1549,8 @@ module rnic_rx_engine #(
             // RC requests start the ACK timer; UC/UD ones wait for their
             // frames to leave.
             infl_tmr_q <= (inf_rec.kind == rnic_pkg::InflNormal);
+            infl_new_q <= (inf_rec.kind == rnic_pkg::InflNormal) ||
+                          (inf_rec.kind == rnic_pkg::InflNoAck);
             st_q <= (inf_rec.kind == rnic_pkg::InflNormal) ? StIdle :
                     (inf_rec.kind == rnic_pkg::InflNoAck) ? StIdle : StRetire;
           end else if (tmr_exp_v) begin

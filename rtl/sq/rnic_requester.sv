@@ -301,6 +301,13 @@ module rnic_requester #(
   // is combinational, so the check holds in the cycle of the handshake.
   logic repl_q;
   logic [23:0] base_psn;
+  // The QP went to ERR after its WQE was decoded (the engine's move after an
+  // error, or the application's): StInfl hands over a flush record in place
+  // of its record, a resend stops, and a message being sent stops at its
+  // next packet (StChunk): a QP in ERR sends nothing more, its outstanding
+  // WRs complete with a flush error.
+  logic err_now;
+  assign err_now = (ctx.state == rnic_pkg::QpsErr);
   assign base_psn = resend_q ? rec.first_psn : sq_psn_q[q];
 
   always_comb begin
@@ -327,7 +334,8 @@ module rnic_requester #(
   // A WQE sent again already has its record; a stale one gets none, nor
   // does one fetched before a reset or rewind of its QP (a flush record
   // too: the flush walk of the new epoch makes its own).
-  assign infl_valid_o = (st_q == StInfl) && !resend_q && !(repl_q && !rec_ok) && !stale;
+  assign infl_valid_o = (st_q == StInfl) && !resend_q && !(repl_q && !rec_ok) && !stale &&
+                        !(err_now && !flush_q);
 
   logic last_pkt;
   assign last_pkt = (remain_q <= {19'd0, mtu});
@@ -610,9 +618,12 @@ module rnic_requester #(
             st_q <= StIdle;     // its QP was reset or rewound meanwhile
           end else if (repl_q && !rec_ok) begin
             st_q <= StIdle;     // its record was retired meanwhile
-          end else if (resend_q && (flush_q || local_err)) begin
+          end else if (err_now && !flush_q && !resend_q) begin
+            flush_q <= 1'b1;    // its flush record in the next cycle
+          end else if (resend_q && (flush_q || local_err || err_now)) begin
             // Sent before, now refused (its MR went away): the record in
-            // the ring stays; the ACK timeout ends the QP.
+            // the ring stays; the ACK timeout ends the QP. In ERR the flush
+            // takes the record.
             st_q <= StIdle;
           end else if (resend_q || infl_ready_i) begin
             if (flush_q || local_err || op_local) begin
@@ -647,7 +658,7 @@ module rnic_requester #(
         end
         // A packet without payload never comes here (StInfl sends it).
         StChunk: begin
-          if (stale) begin
+          if (stale || err_now) begin
             st_q <= StIdle;
           end else if (sge_left == 32'd0) begin
             cur_sge_q <= cur_sge_q + 3'd1;

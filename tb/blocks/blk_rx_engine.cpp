@@ -225,9 +225,10 @@ struct Bench {
   }
 
   // Hands the completer an RC send WQE's in-flight record (rnic_pkg::infl_t).
-  void record(unsigned qpn, unsigned idx, unsigned first, unsigned last, unsigned len) {
+  void record(unsigned qpn, unsigned idx, unsigned first, unsigned last, unsigned len,
+              unsigned kind = 0 /* InflNormal; 3: InflNoAck */) {
     Packer p(kInflW);
-    p.f(24, qpn).f(8, 0).f(16, idx).f(2, 0 /* InflNormal */).f(8, 0)
+    p.f(24, qpn).f(8, 0).f(16, idx).f(2, kind).f(8, 0)
         .f(8, 1 /* WcOpWrite */).f(1, 1 /* signaled */).f(1, 0).f(24, first).f(24, last)
         .f(32, len);
     vset(t.infl_i, p.done());
@@ -541,34 +542,45 @@ void cases(Bench &b)
               "%u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
   }
 
-  // record_after_err: QP 5 moves to ERR and its flush finds the ring
-  // empty; then the requester hands over a record it built before the move
-  // (it read the state before): the record is flushed when it enters the
-  // ring. (Until stop 45 it waited for an ACK that is dropped in ERR and a
-  // timeout that does nothing there: the fuzzer's read-stuck-in-err.)
-  b.ctx[5] = b.ctx[1];
-  b.ctx[5].state = 3;
-  b.ctx[5].timeout = 0;
-  b.ctx_write(5, 0, 1000);
+  // record_after_err: QP 5 (RC) and QP 6 (UC) move to ERR and their
+  // flushes find the rings empty; then the requester hands over a record
+  // of each that it built before the move (it read the state before, or the
+  // record waited in the hold): each is flushed when it enters the ring.
+  // (Until stop 45 the RC one waited for an ACK that is dropped in ERR and
+  // a timeout that does nothing there, the fuzzer's read-stuck-in-err; the
+  // UC one waits for its last frame, which a QP in ERR no longer sends.)
+  for (unsigned qpn : {5u, 6u}) {
+    b.ctx[qpn] = b.ctx[1];
+    b.ctx[qpn].state = 3;
+    b.ctx[qpn].timeout = 0;
+    if (qpn == 6) b.ctx[qpn].qp_type = 3;   // UC
+    b.ctx_write(qpn, 0, 1000);
+  }
   b.run(5);
   c0 = b.cqes.size();
-  b.t.qp_wr_i = 1;
-  b.t.qp_wr_idx_i = 5;
-  b.t.qp_wr_flags_i = 0;
-  b.t.qp_wr_state_i = 6;   // ERR
-  b.cycle();
-  b.ctx[5].state = 6;
+  for (unsigned qpn : {5u, 6u}) {
+    b.t.qp_wr_i = 1;
+    b.t.qp_wr_idx_i = qpn;
+    b.t.qp_wr_flags_i = 0;
+    b.t.qp_wr_state_i = 6;   // ERR
+    b.cycle();
+    b.ctx[qpn].state = 6;
+  }
   b.run(20);
   b.record(5, 0, 1000, 1000, 8);
+  b.record(6, 0, 1000, 1000, 8, 3);
   b.run(100);
   {
-    unsigned n = 0;
+    unsigned flushed = 0, n = 0;
     for (size_t k = c0; k < b.cqes.size(); k++) {
       const Cqe &q = b.cqes[k];
-      n += (q.qpn == 5 && q.wqe_idx == 0 && q.status == 5);
+      if ((q.qpn == 5 || q.qpn == 6) && q.wqe_idx == 0 && q.status == 5) {
+        flushed |= 1u << q.qpn;
+        n++;
+      }
     }
-    BLK_CHECK(n == 1, "record_after_err: %u flush completions of QP 5's WQE 0 (%zu completions)",
-              n, b.cqes.size() - c0);
+    BLK_CHECK(flushed == 0x60 && n == 2, "record_after_err: flush completions of QPs 5 and 6: "
+              "mask 0x%x, %u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
   }
 
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);

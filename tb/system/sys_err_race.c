@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * sys_err_race.c - a QP moved to ERR at any moment of its requests' lives
- * loses none of them (ibv_modify_qp(3): in ERR "all outstanding work
- * requests are flushed"): each WR completes, successfully if its response
+ * loses none of them (ibv_poll_cq: IBV_WC_WR_FLUSH_ERR, "A Work Request
+ * was in process or outstanding when the QP transitioned into the Error
+ * State"): each WR completes, successfully if its response
  * came before the move, else with IBV_WC_WR_FLUSH_ERR, in posting order,
  * and nothing more comes.
  *
@@ -13,10 +14,13 @@
  * completer, the response, the ACK. The QPs
  * have no ACK timer (timeout 0), so a WR the flush missed waits forever.
  * Two nodes, and one node with the QP connected to a second QP of its own.
+ * Then a 16 KiB WRITE on RC and on UC, the same way: it completes or is
+ * flushed, and the QP stops sending (at most the frames TX holds leave).
  *
  * The fuzzer found the window (tb/fuzz/findings, read-stuck-in-err): a
  * READ's in-flight record handed over after the flush on the move had
- * walked the ring stayed there; now it is flushed when it arrives.
+ * walked the ring stayed there; now it is flushed when it arrives. Until
+ * the same stop a message went out whole after the move.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,11 +34,21 @@
 #define MAX_DELAY 20000
 /* Empty polls allowed per WR after the move: a flush takes a few cycles. */
 #define POLL_LIMIT 2000
+/* A long WRITE: 16 packets of 1 KiB. After the move node 0 sends at most
+ * the frames already built in its TX ring (11 of 1 KiB: rnic_top's
+ * TxFrames) and the packet the requester was handing to it. */
+#define LONG_LEN 16384
+#define LONG_FRAMES_AFTER 12
 
 struct outcome {
 	int flushed_both;	/* the READ (and the WRITE) flushed */
 	int read_only;		/* READ done, WRITE flushed */
 	int done_both;
+};
+
+struct long_outcome {
+	int flushed, done;
+	uint64_t frames_max;	/* node 0's frames after the move, at most */
 };
 
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
@@ -129,6 +143,74 @@ static void one(int loopback, uint64_t d, struct outcome *o)
 	t_pair_close(&p);
 }
 
+/* One WRITE of LONG_LEN between two nodes on an RC or UC QP, the move d
+ * cycles after the doorbell: it completes or is flushed, and node 0 (which
+ * sends nothing else) stops sending its packets. */
+static void one_long(enum ibv_qp_type type, uint64_t d, struct long_outcome *o)
+{
+	struct t_pair_cfg cfg;
+	struct t_pair p;
+	struct t_buf loc, rem;
+	struct ibv_sge sg;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc;
+	uint64_t t0, f0, f1;
+
+	t_pair_default_cfg(&cfg);
+	cfg.qp_type = type;
+	cfg.attrs[0].timeout = 0;
+	t_pair_open(&p, &cfg);
+	t_buf_alloc(&loc, p.s[0].pd, LONG_LEN);
+	t_buf_alloc(&rem, p.s[1].pd, LONG_LEN);
+	t_fill(loc.p, LONG_LEN, 0x1009 + d);
+	memset(rem.p, 0, LONG_LEN);
+	sg = t_sge(&loc, 0, LONG_LEN);
+	POST_SEND(p.s[0].qp, 7, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, &sg, 1,
+		  t_addr(&rem, 0), rem.mr->rkey, 0);
+	t0 = rnic_verbs_sim_cycle();
+	CHECK_EQ(rnic_verbs_sim_step(d) - t0, d);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_ERR;
+	CHECK_OK(ibv_modify_qp(p.s[0].qp, &qa, IBV_QP_STATE));
+	f0 = rnic_verbs_wire_frames(0);
+	if (!poll_one(p.s[0].scq, &wc))
+		t_fail(__FILE__, __LINE__,
+		       "a %d-byte WRITE, ERR %llu cycles after the doorbell: neither completed nor flushed after %d polls",
+		       LONG_LEN, (unsigned long long)d, POLL_LIMIT);
+	EXPECT_EMPTY(p.s[0].scq, 16);
+	f1 = rnic_verbs_wire_frames(0);
+	CHECK_EQ(wc.wr_id, 7);
+	if (wc.status == IBV_WC_SUCCESS) {
+		CHECK_MEM(rem.p, loc.p, LONG_LEN);
+		o->done++;
+	} else {
+		CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
+		o->flushed++;
+	}
+	if (f1 - f0 > o->frames_max)
+		o->frames_max = f1 - f0;
+	t_buf_free(&loc);
+	t_buf_free(&rem);
+	t_pair_close(&p);
+}
+
+static void sweep_long(enum ibv_qp_type type)
+{
+	struct long_outcome o = { 0 };
+	uint64_t d;
+
+	for (d = 0; !o.done; d++) {
+		CHECK(d < MAX_DELAY);
+		one_long(type, d, &o);
+	}
+	printf("%s %d-byte WRITE: ERR 0..%llu cycles after the doorbell: %d flushed, then done; at most %llu frames after the move\n",
+	       type == IBV_QPT_UC ? "UC" : "RC", LONG_LEN,
+	       (unsigned long long)d - 1, o.flushed,
+	       (unsigned long long)o.frames_max);
+	CHECK(o.flushed > 0);
+	CHECK(o.frames_max <= LONG_FRAMES_AFTER);
+}
+
 static void sweep(int loopback)
 {
 	struct outcome o = { 0 };
@@ -148,6 +230,8 @@ int main(void)
 {
 	sweep(0);
 	sweep(1);
+	sweep_long(IBV_QPT_RC);
+	sweep_long(IBV_QPT_UC);
 	printf("sys_err_race: PASS\n");
 	return 0;
 }
