@@ -740,6 +740,12 @@ module rnic_rx_engine #(
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_q, rwc_inv_key_q;
   logic [63:0] rwc_hint_addr_q;
   logic [15:0] rwc_hint_len_q;
+  // The hint this cycle decides is of a QP whose queues are reset in it
+  // (an SRQ's WQEs are not the QP's).
+  logic hint_rst;
+  assign hint_rst = qp_wr_i && (qp_wr_idx_i == qpn_q) && (sq_hint_q || !use_srq) &&
+                    (qp_wr_flags_i[rnic_pkg::QpFlagResetRq] ||
+                     qp_wr_flags_i[rnic_pkg::QpFlagResetSq]);
   assign rwc_hint_valid_o = rwc_hint_q;
   assign rwc_hint_evict_o = rwc_hint_ev_q;
   assign rwc_hint_key_o = rwc_hint_key_q;
@@ -1502,10 +1508,11 @@ module rnic_rx_engine #(
             // wait: done_ci_o still describes qpn_q
           end else if (infl_err) begin
             // qpn_q is the record's QP: flush its ring (the RQ was flushed
-            // when it moved to ERR).
+            // when it moved to ERR). StRetire flushes in ERR without
+            // flushing_q, which would stay set after this walk and make the
+            // next RQ doorbell's StRqFlush flush that QP's receives.
             infl_new_q <= 1'b0;
             infl_tmr_q <= 1'b0;
-            flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
             ret_st_q <= StIdle;
             st_q <= StRetire;
@@ -2375,6 +2382,13 @@ module rnic_rx_engine #(
           st_q <= StRqFlush;
         end
       end
+
+      // A hint decided in the cycle its QP's queues are reset would reach
+      // the cache a cycle after the cache dropped the QP's entries (one in
+      // the same cycle is dropped there): its read would outlive the reset
+      // command, whose end lets ibv_destroy_qp unmap the ring, and its entry
+      // would serve the QP's next WQE of that index.
+      if (hint_rst) rwc_hint_q <= 1'b0;
 
       // A WQE from the cache (rwc_use) skips the read: the mapping starts
       // (map_start) as at the end of StFetchData.

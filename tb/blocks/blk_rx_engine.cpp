@@ -583,6 +583,53 @@ void cases(Bench &b)
               "mask 0x%x, %u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
   }
 
+  // hint_at_reset: QP 7's RQ doorbell is taken, and its queues are reset
+  // (the move to RESET, ibv_destroy_qp) k cycles later. The read-ahead hint
+  // of its receive WQE may be offered up to the cycle of the reset (the
+  // cache drops one offered in that cycle) but not after it: the cache has
+  // dropped the QP's entries by then, and a read it took would outlive the
+  // reset command. (Until stop 45 a hint decided in the reset's cycle came
+  // a cycle later: the fuzzer's hint-after-reset.)
+  // The receive is not flushed (QP 7 is in RTS; until stop 45's second
+  // commit the flush of record_after_err left flushing_q set, and this
+  // doorbell's StRqFlush flushed the receive); the read-ahead is offered
+  // when the reset comes after the doorbell's cycles.
+  for (unsigned k = 0; k < 4; k++) {
+    b.ctx[7].state = 3;
+    b.ctx_write(7, 40);
+    b.run(5);
+    c0 = b.cqes.size();
+    unsigned early = 0;
+    b.t.rq_db_data_i = (1ull << 32) | 7;   // producer index 1: WQE 0 posted
+    BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
+              "hint_at_reset: the doorbell not taken");
+    for (unsigned n = 0; n < k; n++) {
+      b.drive_ctx();
+      b.t.eval();
+      if (b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7) early++;
+      b.cycle();
+    }
+    b.t.qp_wr_i = 1;
+    b.t.qp_wr_idx_i = 7;
+    b.t.qp_wr_flags_i = (1u << 0) | (1u << 1);   // ResetSq, ResetRq
+    b.t.qp_wr_state_i = 0;   // RESET
+    b.drive_ctx();
+    b.t.eval();
+    if (b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7) early++;
+    b.cycle();
+    b.ctx[7].state = 0;
+    unsigned late = 0;
+    for (unsigned n = 0; n < 8; n++) {
+      b.drive_ctx();
+      b.t.eval();
+      if (b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7) late++;
+      b.cycle();
+    }
+    BLK_CHECK(late == 0 && early == (k ? 1u : 0u) && b.cqes.size() == c0,
+              "hint_at_reset: reset %u cycles after the doorbell: %u hints of QP 7 up to the "
+              "reset, %u after it, %zu completions", k, early, late, b.cqes.size() - c0);
+  }
+
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
   BLK_CHECK(b.t.quiet_o, "the engine is not quiet at the end");
 }

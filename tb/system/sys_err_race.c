@@ -131,6 +131,11 @@ static void one(int loopback, uint64_t d, struct outcome *o)
 	if (wc[1].status == IBV_WC_SUCCESS)
 		CHECK_MEM(rem.p + LEN, loc.p + LEN, LEN);
 	EXPECT_EMPTY(p.s[0].scq, 16);
+	/* The flush was the ERR QP's alone: a receive posted on its peer (in
+	 * RTS) stays posted. */
+	sg[0] = t_sge(&rem, 0, LEN);
+	POST_RECV(p.s[1].qp, 9, &sg[0], 1);
+	EXPECT_EMPTY(p.s[1].rcq, 16);
 	if (wc[1].status == IBV_WC_SUCCESS)
 		o->done_both++;
 	else if (wc[0].status == IBV_WC_SUCCESS)
