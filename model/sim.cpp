@@ -2455,6 +2455,10 @@ namespace rnic {
 void sim_set_host(rnic_sim *sim, sim_host *host)
 {
 	sim->host = host;
+	/* The platform runs the phases node by node: no batches, no worker
+	 * thread waiting for one. */
+	if (host)
+		sim->bat.reset();
 }
 
 void sim_set_dma_port(rnic_sim *sim, unsigned node, dma_port *p)
