@@ -224,6 +224,30 @@ struct Bench {
     cycle();
   }
 
+  // The driver moves QP qpn to ERR (a context write of the state alone).
+  void move_to_err(unsigned qpn) {
+    t.qp_wr_i = 1;
+    t.qp_wr_idx_i = qpn;
+    t.qp_wr_flags_i = 0;
+    t.qp_wr_state_i = 6;   // ERR
+    cycle();
+    ctx[qpn].state = 6;
+  }
+
+  // The QPs (a bit each) with a flush completion of their WQE 0 among the
+  // completions since c0, and how many such completions there are (n).
+  unsigned flushed_wqe0(size_t c0, unsigned &n) const {
+    unsigned mask = 0;
+    n = 0;
+    for (size_t k = c0; k < cqes.size(); k++) {
+      if (cqes[k].wqe_idx == 0 && cqes[k].status == 5) {
+        mask |= 1u << cqes[k].qpn;
+        n++;
+      }
+    }
+    return mask;
+  }
+
   // Hands the completer an RC send WQE's in-flight record (rnic_pkg::infl_t).
   void record(unsigned qpn, unsigned idx, unsigned first, unsigned last, unsigned len,
               unsigned kind = 0 /* InflNormal; 3: InflNoAck */) {
@@ -518,26 +542,13 @@ void cases(Bench &b)
   ack3.aeth_syn = kAethAck;
   b.packet(ack3);
   b.run(5);
-  for (unsigned qpn : {3u, 4u, 3u}) {   // QP 3 twice: it is flushed once
-    b.t.qp_wr_i = 1;
-    b.t.qp_wr_idx_i = qpn;
-    b.t.qp_wr_flags_i = 0;
-    b.t.qp_wr_state_i = 6;   // ERR
-    b.cycle();
-    b.ctx[qpn].state = 6;
-  }
+  for (unsigned qpn : {3u, 4u, 3u}) b.move_to_err(qpn);   // QP 3 twice: it is flushed once
   b.run(10);
   b.t.done_ready_i = 1;
   b.run(100);
   {
-    unsigned flushed = 0, n = 0;
-    for (size_t k = c0; k < b.cqes.size(); k++) {
-      const Cqe &q = b.cqes[k];
-      if ((q.qpn == 3 || q.qpn == 4) && q.wqe_idx == 0 && q.status == 5) {
-        flushed |= 1u << q.qpn;
-        n++;
-      }
-    }
+    unsigned n;
+    unsigned flushed = b.flushed_wqe0(c0, n);
     BLK_CHECK(flushed == 0x18 && n == 2, "err_twice: flush completions of QPs 3 and 4: mask 0x%x, "
               "%u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
   }
@@ -558,27 +569,14 @@ void cases(Bench &b)
   }
   b.run(5);
   c0 = b.cqes.size();
-  for (unsigned qpn : {5u, 6u}) {
-    b.t.qp_wr_i = 1;
-    b.t.qp_wr_idx_i = qpn;
-    b.t.qp_wr_flags_i = 0;
-    b.t.qp_wr_state_i = 6;   // ERR
-    b.cycle();
-    b.ctx[qpn].state = 6;
-  }
+  for (unsigned qpn : {5u, 6u}) b.move_to_err(qpn);
   b.run(20);
   b.record(5, 0, 1000, 1000, 8);
   b.record(6, 0, 1000, 1000, 8, 3);
   b.run(100);
   {
-    unsigned flushed = 0, n = 0;
-    for (size_t k = c0; k < b.cqes.size(); k++) {
-      const Cqe &q = b.cqes[k];
-      if ((q.qpn == 5 || q.qpn == 6) && q.wqe_idx == 0 && q.status == 5) {
-        flushed |= 1u << q.qpn;
-        n++;
-      }
-    }
+    unsigned n;
+    unsigned flushed = b.flushed_wqe0(c0, n);
     BLK_CHECK(flushed == 0x60 && n == 2, "record_after_err: flush completions of QPs 5 and 6: "
               "mask 0x%x, %u of them (%zu completions)", flushed, n, b.cqes.size() - c0);
   }
@@ -594,6 +592,12 @@ void cases(Bench &b)
   // commit the flush of record_after_err left flushing_q set, and this
   // doorbell's StRqFlush flushed the receive); the read-ahead is offered
   // when the reset comes after the doorbell's cycles.
+  // A read-ahead hint of QP 7 offered in this cycle
+  auto hint7 = [&] {
+    b.drive_ctx();
+    b.t.eval();
+    return b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7;
+  };
   for (unsigned k = 0; k < 4; k++) {
     b.ctx[7].state = 3;
     b.ctx_write(7, 40);
@@ -604,25 +608,19 @@ void cases(Bench &b)
     BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
               "hint_at_reset: the doorbell not taken");
     for (unsigned n = 0; n < k; n++) {
-      b.drive_ctx();
-      b.t.eval();
-      if (b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7) early++;
+      early += hint7();
       b.cycle();
     }
     b.t.qp_wr_i = 1;
     b.t.qp_wr_idx_i = 7;
     b.t.qp_wr_flags_i = (1u << 0) | (1u << 1);   // ResetSq, ResetRq
     b.t.qp_wr_state_i = 0;   // RESET
-    b.drive_ctx();
-    b.t.eval();
-    if (b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7) early++;
+    early += hint7();
     b.cycle();
     b.ctx[7].state = 0;
     unsigned late = 0;
     for (unsigned n = 0; n < 8; n++) {
-      b.drive_ctx();
-      b.t.eval();
-      if (b.t.rwc_hint_valid_o && ((b.t.rwc_hint_key_o >> 16) & 0xffffff) == 7) late++;
+      late += hint7();
       b.cycle();
     }
     BLK_CHECK(late == 0 && early == (k ? 1u : 0u) && b.cqes.size() == c0,
