@@ -14,8 +14,9 @@
  * completer, the response, the ACK. The QPs
  * have no ACK timer (timeout 0), so a WR the flush missed waits forever.
  * Two nodes, and one node with the QP connected to a second QP of its own.
- * Then a 16 KiB WRITE on RC and on UC, the same way: it completes or is
- * flushed, and the QP stops sending (at most the frames TX holds leave).
+ * Then a 4 KiB WRITE (16 packets) on RC and on UC, the same way: it
+ * completes or is flushed, and the QP stops sending (at most the frames TX
+ * holds leave).
  *
  * The fuzzer found the window (tb/fuzz/findings, read-stuck-in-err): a
  * READ's in-flight record handed over after the flush on the move had
@@ -34,10 +35,10 @@
 #define MAX_DELAY 20000
 /* Empty polls allowed per WR after the move: a flush takes a few cycles. */
 #define POLL_LIMIT 2000
-/* A long WRITE: 16 packets of 1 KiB. After the move node 0 sends at most
- * the frames already built in its TX ring (11 of 1 KiB: rnic_top's
- * TxFrames) and the packet the requester was handing to it. */
-#define LONG_LEN 16384
+/* A long WRITE: 16 packets of 256 bytes (path MTU 256). After the move
+ * node 0 sends at most the frames already built in its TX ring (11:
+ * rnic_top's TxFrames) and the packet the requester was handing to it. */
+#define LONG_LEN 4096
 #define LONG_FRAMES_AFTER 12
 
 struct outcome {
@@ -130,12 +131,12 @@ static void one(int loopback, uint64_t d, struct outcome *o)
 		CHECK_MEM(loc.p, rem.p, LEN);
 	if (wc[1].status == IBV_WC_SUCCESS)
 		CHECK_MEM(rem.p + LEN, loc.p + LEN, LEN);
-	EXPECT_EMPTY(p.s[0].scq, 16);
+	EXPECT_EMPTY(p.s[0].scq, 4);
 	/* The flush was the ERR QP's alone: a receive posted on its peer (in
 	 * RTS) stays posted. */
 	sg[0] = t_sge(&rem, 0, LEN);
 	POST_RECV(p.s[1].qp, 9, &sg[0], 1);
-	EXPECT_EMPTY(p.s[1].rcq, 16);
+	EXPECT_EMPTY(p.s[1].rcq, 4);
 	if (wc[1].status == IBV_WC_SUCCESS)
 		o->done_both++;
 	else if (wc[0].status == IBV_WC_SUCCESS)
@@ -162,6 +163,7 @@ static void one_long(enum ibv_qp_type type, uint64_t d, struct long_outcome *o)
 	uint64_t t0, f0, f1;
 
 	t_pair_default_cfg(&cfg);
+	cfg.mtu = IBV_MTU_256;
 	cfg.qp_type = type;
 	cfg.attrs[0].timeout = 0;
 	t_pair_open(&p, &cfg);
@@ -182,7 +184,7 @@ static void one_long(enum ibv_qp_type type, uint64_t d, struct long_outcome *o)
 		t_fail(__FILE__, __LINE__,
 		       "a %d-byte WRITE, ERR %llu cycles after the doorbell: neither completed nor flushed after %d polls",
 		       LONG_LEN, (unsigned long long)d, POLL_LIMIT);
-	EXPECT_EMPTY(p.s[0].scq, 16);
+	EXPECT_EMPTY(p.s[0].scq, 4);
 	f1 = rnic_verbs_wire_frames(0);
 	CHECK_EQ(wc.wr_id, 7);
 	if (wc.status == IBV_WC_SUCCESS) {
