@@ -1432,6 +1432,10 @@ module rnic_rx_engine #(
         rd_done_o <= head.is_read && (head.kind == rnic_pkg::InflNormal);
         rd_done_qpn_o <= qpn_q;
       end
+      // A progress report of a QP whose queues a context write resets is
+      // stale: rnic_sq_fetch starts the QP's indices at 0 (a report it takes
+      // in the reset's own cycle loses there).
+      if (ring_clr && (qp_wr_idx_i == qpn_q)) need_done_q <= 1'b0;
 
       // StPkt's opening for a response the QP takes, also in an rt_now
       // cycle (which runs the StRetire arm).

@@ -202,13 +202,24 @@ module rnic_sq_fetch #(
   logic [15:0] db_pi;
   assign db_qpn = db_data_i[23:0];
   assign db_pi = db_data_i[47:32];
-  // A producer index behind the current one is a software bug: ignored.
-  // (Taken as 65535 WQEs ahead it would start a walk that a rewind can
-  // leave behind the completed ones: finding sq-walk-hang.)
-  logic [15:0] db_step;
+  // Producer indices are free running over 16 bits, so one means something
+  // only within half their range of the WQEs not completed yet: a doorbell
+  // is taken only if its index lies at most 32768 WQEs (RNIC_MAX_QP_WR, a
+  // full ring) past the QP's done index and not behind the current producer
+  // index. Anything else is a software bug and is ignored. A doorbell behind
+  // the current one, taken as 65535 WQEs ahead, starts a walk that a rewind
+  // can leave behind the completed ones (finding sq-walk-hang); a run of
+  // doorbells each "ahead" of the last can wrap the 16 bits and put the
+  // producer index behind WQEs already fetched, whose records then complete
+  // past it (finding sq-pi-wrap). Both compare with the done index, so the
+  // producer index never gets more than a full ring ahead of it.
+  logic [15:0] db_step, db_done, db_rel, db_cur;
   logic db_back;
   assign db_step = db_pi - sq_pi_q[db_qpn[QpW-1:0]];
-  assign db_back = (db_step >= 16'h8000);
+  assign db_done = done_ci_q[db_qpn[QpW-1:0]];
+  assign db_rel = db_pi - db_done;
+  assign db_cur = sq_pi_q[db_qpn[QpW-1:0]] - db_done;
+  assign db_back = (db_rel > 16'h8000) || (db_rel < db_cur);
   assign rewind_ready_o = !(issue && h_more);
   assign rewind_take = rewind_valid_i && rewind_ready_o;
   // A doorbell or completion whose QP needs no push (it is queued) is
@@ -240,6 +251,14 @@ module rnic_sq_fetch #(
                         (!queued_q[rewind_qpn_i[QpW-1:0]] ||
                          (head_leaves && (rewind_qpn_i == act_head))) &&
                         (rw_fetch != sq_pi_q[rewind_qpn_i[QpW-1:0]]);
+  // The done index moves forward and never past the producer index (the
+  // doorbell rule above relies on it); a report that would is stale, of a
+  // QP whose queues were reset since, and is dropped.
+  logic [15:0] dn_step, dn_room;
+  logic done_fwd;
+  assign dn_step = done_ci_i - done_ci_q[done_qpn_i[QpW-1:0]];
+  assign dn_room = sq_pi_q[done_qpn_i[QpW-1:0]] - done_ci_q[done_qpn_i[QpW-1:0]];
+  assign done_fwd = (dn_step <= dn_room);
   assign done_needs = (done_qpn_i < 24'(NQp)) &&
                       (!queued_q[done_qpn_i[QpW-1:0]] ||
                        (head_leaves && (done_qpn_i == act_head))) &&
@@ -286,7 +305,7 @@ module rnic_sq_fetch #(
   always_ff @(posedge clk_i) begin
     if (head_leaves) queued_q[h] <= 1'b0;
     if (done_take && (done_qpn_i < 24'(NQp))) begin
-      done_ci_q[done_qpn_i[QpW-1:0]] <= done_ci_i;
+      if (done_fwd) done_ci_q[done_qpn_i[QpW-1:0]] <= done_ci_i;
       if (done_needs) queued_q[done_qpn_i[QpW-1:0]] <= 1'b1;
     end
     if (db_take && (db_qpn < 24'(NQp))) begin

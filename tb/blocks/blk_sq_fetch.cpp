@@ -173,7 +173,7 @@ class Bench {
   uint64_t n_rewind = 0, n_rewind_sqd = 0, n_refetch_sqd = 0;
   uint64_t last_progress = 0;
   uint64_t n_reads = 0, n_out = 0, n_flush = 0, n_err = 0, n_done = 0, n_db = 0;
-  uint64_t n_coalesced = 0, n_window_full = 0;
+  uint64_t n_coalesced = 0, n_window_full = 0, n_db_ignored = 0, n_done_dropped = 0;
   bool last_rewind_taken = false;  // rewind handshake of the last cycle
 
   void reset() {
@@ -331,16 +331,35 @@ class Bench {
     top.eval();
 
     // ---- models after the edge
+    // Both decisions read the indices from before the edge.
+    bool done_fwd = false;
+    if (done_take) {
+      const Qp &p = qp[done_q];
+      done_fwd = d16(done_v, p.done_dut) <= d16(p.db_pi, p.done_dut);
+    }
     if (db_take) {
       const auto d = dbq.front();
       dbq.pop_front();
       db_offered = false;
-      if (d.first < kNQp) qp[d.first].db_pi = d.second;
+      if (d.first < kNQp) {
+        // A producer index more than a full ring (32768) past the done index
+        // or behind the current one is ignored.
+        Qp &p = qp[d.first];
+        const uint16_t rel = d16(d.second, p.done_dut);
+        if (rel <= 0x8000 && rel >= d16(p.db_pi, p.done_dut))
+          p.db_pi = d.second;
+        else
+          n_db_ignored++;
+      }
       n_db++;
       last_progress = g_cycle;
     }
     if (done_take) {
-      qp[done_q].done_dut = done_v;
+      // A done index past the producer index (a stale report) is dropped.
+      if (done_fwd)
+        qp[done_q].done_dut = done_v;
+      else
+        n_done_dropped++;
       done_offered = false;
       n_done++;
       last_progress = g_cycle;
@@ -867,6 +886,106 @@ static void phase_done_race(Bench &b) {
   b.run_until_drained("after the done race");
 }
 
+// Producer indices software should never ring (finding sq-pi-wrap): one more
+// than a full ring (32768) past the done index, or behind the current one,
+// is ignored; a done index past the producer index (a stale report of a QP
+// reset since) is dropped. Each step checks what the DUT then reads.
+static void phase_bad_pi(Bench &b) {
+  for (unsigned q = 0; q < kNQp; q++) b.config(q, 3, 3, 6);
+  b.reset_sqs();
+  const unsigned Q = 9;
+  Qp &p = b.qp[Q];
+  auto run = [&](unsigned n) {
+    for (unsigned i = 0; i < n; i++) b.cycle();
+  };
+  auto ring = [&](uint16_t pi) {
+    b.dbq.push_back({Q, pi});
+    while (!b.dbq.empty() || b.db_offered) b.cycle();
+  };
+  auto complete_all = [&]() {
+    b.compl_list.push_back({Q, p.next_out, g_cycle});
+    b.completions_on = true;
+    while (p.done_dut != p.next_out) b.cycle();
+    b.completions_on = false;
+  };
+  auto reset_q = [&]() {
+    run(300);  // nothing in flight
+    b.qpwr.push_back({Q, 1});
+    while (!b.qpwr.empty()) b.cycle();
+    p.fetched = p.flushed = 0;
+    std::fill(p.slot_idx.begin(), p.slot_idx.end(), -1);
+  };
+  const uint64_t ign0 = b.n_db_ignored;
+  b.completions_on = false;
+
+  // (a) WQEs 0-7 fetched, 8 rung: behind and too far ahead are ignored.
+  b.post(Q, 8);
+  run(300);
+  BLK_CHECK(p.next_out == 8, "bad pi (a): %u of 8 WQEs fetched", p.next_out);
+  for (uint16_t pi : {(uint16_t)0x8001, (uint16_t)4, (uint16_t)7, (uint16_t)0xffff}) ring(pi);
+  complete_all();
+  const uint64_t reads_a = b.n_reads;
+  run(300);
+  BLK_CHECK(b.n_reads == reads_a && p.db_pi == 8,
+            "bad pi (a): %llu WQE reads after producer indices 0x8001, 4, 7, 0xffff (all "
+            "ignored: done 8, producer index 8)",
+            (unsigned long long)(b.n_reads - reads_a));
+
+  // (b) The fuzzer's run (23157, 33194, 4 with WQEs 8-15 fetched, done 8):
+  // 23157 is taken, 33194 is past a full ring and 4 then wraps behind it:
+  // both ignored, so 17 is behind too and the QP keeps walking to 23157
+  // (with 33194 and 4 taken, 17 was too: one more WQE after done 16, not 8).
+  b.post(Q, 8);
+  run(300);
+  BLK_CHECK(p.next_out == 16, "bad pi (b): %u of 16 WQEs fetched", p.next_out);
+  for (uint16_t pi : {(uint16_t)23157, (uint16_t)33194, (uint16_t)4, (uint16_t)17}) ring(pi);
+  BLK_CHECK(p.db_pi == 23157, "bad pi (b): model producer index %u", p.db_pi);
+  complete_all();
+  b.post(Q, 8, false);  // software fills the ring on the way to 23157
+  run(300);
+  BLK_CHECK(p.next_out == 24,
+            "bad pi (b): after producer indices 23157, 33194, 4, 17 and done 16, %u WQEs "
+            "fetched, expected 24 (a window of 8 towards 23157)",
+            p.next_out);
+  reset_q();
+
+  // (c) The bound itself: done 8, 8 + 0x8001 ignored, 8 + 0x8000 (a full
+  // ring of 32768 WQEs, RNIC_MAX_QP_WR) taken.
+  b.post(Q, 8);
+  run(300);
+  complete_all();
+  b.post(Q, 8, false);
+  ring((uint16_t)(8 + 0x8001));
+  const uint64_t reads_c = b.n_reads;
+  run(300);
+  BLK_CHECK(b.n_reads == reads_c, "bad pi (c): WQE read after producer index done + 0x8001");
+  ring((uint16_t)(8 + 0x8000));
+  run(300);
+  BLK_CHECK(p.next_out == 16,
+            "bad pi (c): producer index done + 0x8000 (a full ring): %u WQEs fetched, "
+            "expected 16",
+            p.next_out);
+  reset_q();
+
+  // (d) A stale done index (5) after the reset, past the producer index 0:
+  // dropped, so the next doorbell is taken.
+  const uint64_t drop0 = b.n_done_dropped;
+  b.done_offered = true;
+  b.done_q = Q;
+  b.done_v = 5;
+  run(50);
+  BLK_CHECK(b.n_done_dropped == drop0 + 1 && p.done_dut == 0,
+            "bad pi (d): stale done index 5 of a reset QP taken (done %u)", p.done_dut);
+  b.post(Q, 1);
+  run(300);
+  BLK_CHECK(p.next_out == 1, "bad pi (d): after a stale done index, WQE 0 not fetched");
+  b.completions_on = true;
+  b.compl_list.push_back({Q, p.next_out, g_cycle});
+  b.run_until_drained("bad pi");
+  info("bad producer indices: %llu doorbells ignored, stale done index dropped",
+       (unsigned long long)(b.n_db_ignored - ign0));
+}
+
 // Every one of the NQp QPs queued at once: the active FIFO (Depth NQp) is
 // full when the head fetches and goes back to the tail.
 static void phase_full_fifo(Bench &b) {
@@ -1086,6 +1205,7 @@ int main(int argc, char **argv) {
   phase_db_race(b);
   phase_done_race(b);
   phase_full_fifo(b);
+  phase_bad_pi(b);
   phase_rewind(b);
   phase_sqd(b, 100000);
   info(

@@ -5,7 +5,8 @@
 // fetches beyond it) and inside the in-flight window (fewer than InflDepth
 // past the completer's done index); reads are answered only while
 // outstanding; the output holds valid and data until taken; an ignored
-// backward doorbell does not move the producer index.
+// doorbell (behind the current producer index, or more than 32768 past the
+// done index) does not move the producer index.
 // Environment (assumed): QP contexts are fixed (RTS, or ERR for a QP chosen
 // at the start, ring of 16 WQEs of 64 bytes at address 0); software posts
 // at most 16 WQEs past the completed ones; the completer reports only WQEs
@@ -81,6 +82,11 @@ module fv_rnic_sq_fetch (
   assign rd_end = rd_rsp_valid_i && rd_rsp_ready_o && rd_rsp_last_i;
   assign db_q = db_data_i[23:0];
   assign db_pi = db_data_i[47:32];
+  // The doorbell rule: not behind the producer index, at most 32768 past
+  // the done index.
+  logic db_ok;
+  assign db_ok = (db_q < 24'd2) && ((db_pi - dn[db_q[0]]) <= 16'h8000) &&
+                 ((db_pi - dn[db_q[0]]) >= (pi[db_q[0]] - dn[db_q[0]]));
   assign o_idx = wqe_o[WB +: 16];
   assign o_qpn = wqe_o[WB + 16 +: 24];
   assign o_flush = wqe_o[WB + 40];
@@ -94,7 +100,7 @@ module fv_rnic_sq_fetch (
       end
       rd_out <= '0;
     end else begin
-      if (db_take && (db_q < 24'd2) && ((db_pi - pi[db_q[0]]) < 16'h8000)) pi[db_q[0]] <= db_pi;
+      if (db_take && db_ok) pi[db_q[0]] <= db_pi;
       if (out_take && (o_qpn < 24'd2)) nxt[o_qpn[0]] <= o_idx + 16'd1;
       if (done_take && (done_qpn_i < 24'd2)) dn[done_qpn_i[0]] <= done_ci_i;
       rd_out <= rd_out + 3'(rd_issue) - 3'(rd_end);
@@ -115,11 +121,10 @@ module fv_rnic_sq_fetch (
         assume (done_qpn_i < 24'd2);
         assume ((done_ci_i - dn[done_qpn_i[0]]) <= (nxt[done_qpn_i[0]] - dn[done_qpn_i[0]]));
       end
-      // Software: never more WQEs posted than the ring (16) holds past the
-      // completed ones (a doorbell that would is a software bug the RTL
-      // cannot tell from a legal one: 65536 WQEs later the index is back).
-      if (db_valid_i && (db_q < 24'd2) && ((db_pi - pi[db_q[0]]) < 16'h8000))
-        assume ((db_pi - dn[db_q[0]]) <= 16'd16);
+      // Software: a doorbell the RTL takes posts at most the ring's 16 WQEs
+      // past the completed ones (up to a full ring of 32768 the RTL cannot
+      // tell such a bug from a legal doorbell; beyond, it ignores it).
+      if (db_valid_i && db_ok) assume ((db_pi - dn[db_q[0]]) <= 16'd16);
       // DMA: beats only for reads outstanding.
       if (rd_rsp_valid_i) assume (rd_out != 3'd0);
 

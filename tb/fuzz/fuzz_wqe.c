@@ -51,6 +51,7 @@
  * (a flush takes a few cycles per WQE; 64 is far above it). */
 #define FW_DRAIN_BASE	200000
 #define FW_DRAIN_PER_WQE 64
+#define FW_DONE_LAG	64	/* WQEs seen completed before the RNIC's done index has them */
 #define FW_GOOD_MAX	400000	/* cycles for each step of the known-good exchange */
 
 /* Access flags (ibv_access_flags) */
@@ -512,12 +513,34 @@ static void fw_ring(unsigned int node, int recv, uint32_t qpn, uint16_t pi)
 			FZ_LOG("  (db-starvation excluded: pi %u -> %u)\n", pi, wq->db);
 			pi = wq->db;
 		}
-		/* An SQ producer index behind the last one is ignored by the
-		 * RNIC (rnic_sq_fetch): rung, but the queue stays as it was. */
-		if (!recv && (uint16_t)(pi - wq->db) >= 0x8000) {
-			FZ_LOG("  (SQ producer index %u behind %u: ignored)\n", pi, wq->db);
-			rnic_sim_mmio_write(fw.sim, node, RNIC_REG_SQ_DB, rnic_db_wq(qpn, pi));
-			return;
+		/*
+		 * The RNIC takes an SQ producer index only if it is not
+		 * behind the current one and at most 32768 WQEs (a full
+		 * ring) past the QP's done index (rnic_sq_fetch; finding
+		 * sq-pi-wrap): with done index D that is a step of at most
+		 * 0x8000 - (db - D). D is not visible here, but it lies
+		 * between the WQEs seen completed (next, less a few whose
+		 * report is on its way) and db. A step beyond 0x8000 is
+		 * ignored whatever D is: rung, but the queue stays as it
+		 * was. One that only some D would take is not rung (the
+		 * doorbell is rung with db instead, which changes nothing).
+		 */
+		if (!recv) {
+			uint16_t step = pi - wq->db, busy = wq->db - wq->next;
+
+			if (step > 0x8000) {
+				FZ_LOG("  (SQ producer index %u behind %u or past a full ring: "
+				       "ignored)\n", pi, wq->db);
+				rnic_sim_mmio_write(fw.sim, node, RNIC_REG_SQ_DB,
+						    rnic_db_wq(qpn, pi));
+				return;
+			}
+			if (busy >= 0x8000 - FW_DONE_LAG ||
+			    step > 0x8000 - FW_DONE_LAG - busy) {
+				FZ_LOG("  (SQ producer index %u: taken or not depends on the "
+				       "done index, rung as %u)\n", pi, wq->db);
+				pi = wq->db;
+			}
 		}
 		/*
 		 * Finding rx-slot-leak (tb/fuzz/findings/): the ACK of a WQE
