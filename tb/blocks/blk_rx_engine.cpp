@@ -454,6 +454,25 @@ void cases(Bench &b)
                 b.dones[d0 + 1] == std::make_pair(1u, 2u),
             "done_wait: %zu progress reports", b.dones.size() - d0);
 
+  // done_at_reset: QP 1's progress report of WQE 0 waits (no done_ready_i)
+  // when a context write resets the QP's queues: it is dropped, since
+  // rnic_sq_fetch starts the QP's indices at 0 and would take it as done.
+  b.ctx_write(1, 0, 300);
+  b.record(1, 0, 300, 300, 8);
+  d0 = b.dones.size();
+  b.t.done_ready_i = 0;
+  Desc ack_r{1, 300, kOpAck, false};
+  ack_r.aeth_syn = kAethAck;
+  b.packet(ack_r);
+  b.run(20);
+  BLK_CHECK(b.t.done_valid_o && b.t.done_qpn_o == 1,
+            "done_at_reset: no progress report of QP 1 waiting");
+  b.ctx_write(1, 0, 300);
+  b.t.done_ready_i = 1;
+  b.run(30);
+  BLK_CHECK(b.dones.size() == d0, "done_at_reset: %zu progress reports after the reset",
+            b.dones.size() - d0);
+
   // wqe_read_err: QP 7, one receive posted, a SEND_ONLY whose WQE read fails
   b.ctx[7].rq_base = 0x10000;
   b.ctx[7].rq_log_size = 4;
