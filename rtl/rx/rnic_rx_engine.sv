@@ -1139,6 +1139,20 @@ module rnic_rx_engine #(
   assign rq_db_ready_o = idle || ap_db;
   logic db_take;
   assign db_take = rq_db_valid_i && rq_db_ready_o;
+  // An RQ producer index is taken by the rule of SQ doorbells
+  // (rnic_sq_fetch), measured from the QP's consumer index: not behind the
+  // current producer index, at most 32768 WQEs (a full ring) past the
+  // consumer index. Anything else would flush up to 65535 WQEs in ERR, or
+  // wrap onto the consumer index and hide every WQE posted.
+  logic [QpW-1:0] rdb_q;
+  logic [15:0] rdb_ci, rdb_rel, rdb_cur;
+  logic rdb_ok;
+  assign rdb_q = rq_db_data_i[QpW-1:0];
+  assign rdb_ci = (rq_ci_wv_q && (wa_q == rdb_q)) ? rq_ci_wd_q : rq_ci_q[rdb_q];
+  assign rdb_rel = rq_db_data_i[47:32] - rdb_ci;
+  assign rdb_cur = rq_pi_q[rdb_q] - rdb_ci;
+  assign rdb_ok = (rq_db_data_i[23:0] < 24'(NQp)) && (rdb_rel <= 16'h8000) &&
+                  (rdb_rel >= rdb_cur);
   assign at_err_ready_o = idle && !rq_db_valid_i;
   assign idle_infl = idle && !rq_db_valid_i && !at_err_valid_i;
   assign infl_ready_o = !hold_v_q && (idle_infl || hold_ok);
@@ -2382,7 +2396,7 @@ module rnic_rx_engine #(
           if (rq_db_data_i[23:0] < 24'(NQp)) srq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
         end else begin
           qpn_q <= rq_db_data_i[23:0];
-          if (rq_db_data_i[23:0] < 24'(NQp)) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
+          if (rdb_ok) rq_pi_q[rq_db_data_i[QpW-1:0]] <= rq_db_data_i[47:32];
           st_q <= StRqFlush;
         end
       end

@@ -647,6 +647,37 @@ void cases(Bench &b)
               "reset, %u after it, %zu completions", k, early, late, b.cqes.size() - c0);
   }
 
+  // rq_db_rule: QP 7's RQ doorbells with producer indices 3, 0x8004 (more
+  // than a full ring past the consumer index 0) and 1 (behind 3): the last
+  // two are ignored, so the move to ERR flushes exactly WQEs 0-2 (with 1
+  // taken it flushed one; 0x8004 taken alone, 32772).
+  b.ctx[7].state = 3;
+  b.ctx_write(7, 40);
+  b.run(5);
+  c0 = b.cqes.size();
+  for (uint64_t pi : {3ull, 0x8004ull, 1ull}) {
+    b.t.rq_db_data_i = (pi << 32) | 7;
+    BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
+              "rq_db_rule: the doorbell of producer index %llu not taken",
+              (unsigned long long)pi);
+    b.run(5);
+  }
+  b.move_to_err(7);
+  b.run(300);
+  {
+    char got[256] = "";
+    size_t len = 0;
+    bool ok = b.cqes.size() == c0 + 3;
+    for (size_t k = c0; k < b.cqes.size() && len < sizeof(got) - 32; k++) {
+      const Cqe &e = b.cqes[k];
+      len += (size_t)std::snprintf(got + len, sizeof(got) - len, " %u/%u/%u", e.qpn, e.wqe_idx,
+                                   e.status);
+      ok = ok && e.qpn == 7 && e.wqe_idx == k - c0 && e.status == 5;
+    }
+    BLK_CHECK(ok, "rq_db_rule: flush completions (QPN/WQE/status):%s, expected WQEs 0-2 of "
+              "QP 7 flushed", got);
+  }
+
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);
   BLK_CHECK(b.t.quiet_o, "the engine is not quiet at the end");
 }

@@ -514,31 +514,34 @@ static void fw_ring(unsigned int node, int recv, uint32_t qpn, uint16_t pi)
 			pi = wq->db;
 		}
 		/*
-		 * The RNIC takes an SQ producer index only if it is not
-		 * behind the current one and at most 32768 WQEs (a full
-		 * ring) past the QP's done index (rnic_sq_fetch; finding
-		 * sq-pi-wrap): with done index D that is a step of at most
-		 * 0x8000 - (db - D). D is not visible here, but it lies
-		 * between the WQEs seen completed (next, less a few whose
-		 * report is on its way) and db. A step beyond 0x8000 is
-		 * ignored whatever D is: rung, but the queue stays as it
-		 * was. One that only some D would take is not rung (the
-		 * doorbell is rung with db instead, which changes nothing).
+		 * The RNIC takes a producer index only if it is not behind
+		 * the current one and at most 32768 WQEs (a full ring) past
+		 * the queue's done (SQ, rnic_sq_fetch) or consumer index
+		 * (RQ, rnic_rx_engine; finding sq-pi-wrap): with that index
+		 * D, a step of at most 0x8000 - (db - D). D is not visible
+		 * here, but it lies between the WQEs seen completed (next,
+		 * less a few whose report is on its way) and db. A step
+		 * beyond 0x8000 is ignored whatever D is: rung, but the
+		 * queue stays as it was. One that only some D would take is
+		 * not rung (the doorbell is rung with db instead, which
+		 * changes nothing).
 		 */
-		if (!recv) {
+		{
 			uint16_t step = pi - wq->db, busy = wq->db - wq->next;
 
 			if (step > 0x8000) {
-				FZ_LOG("  (SQ producer index %u behind %u or past a full ring: "
-				       "ignored)\n", pi, wq->db);
-				rnic_sim_mmio_write(fw.sim, node, RNIC_REG_SQ_DB,
+				FZ_LOG("  (%s producer index %u behind %u or past a full ring: "
+				       "ignored)\n", recv ? "RQ" : "SQ", pi, wq->db);
+				rnic_sim_mmio_write(fw.sim, node,
+						    recv ? RNIC_REG_RQ_DB : RNIC_REG_SQ_DB,
 						    rnic_db_wq(qpn, pi));
 				return;
 			}
 			if (busy >= 0x8000 - FW_DONE_LAG ||
 			    step > 0x8000 - FW_DONE_LAG - busy) {
-				FZ_LOG("  (SQ producer index %u: taken or not depends on the "
-				       "done index, rung as %u)\n", pi, wq->db);
+				FZ_LOG("  (%s producer index %u: taken or not depends on the "
+				       "done index, rung as %u)\n", recv ? "RQ" : "SQ", pi,
+				       wq->db);
 				pi = wq->db;
 			}
 		}
@@ -1005,8 +1008,10 @@ static void fw_drain(void)
 		struct fw_qp *q = &fw.qp[i];
 
 		fw_qp_to_err(q);
-		budget += FW_DRAIN_PER_WQE * ((uint16_t)(q->sq.db + 1 - q->sq.next) +
-					      (uint16_t)(q->rq.db + 1 - q->rq.next));
+		/* db - next WQEs and the sentinel (65536 when db - next is
+		 * 65535: the sum must not wrap to 0 in 16 bits). */
+		budget += FW_DRAIN_PER_WQE * ((uint32_t)(uint16_t)(q->sq.db - q->sq.next) + 1 +
+					      (uint32_t)(uint16_t)(q->rq.db - q->rq.next) + 1);
 		fw_arm_sentinel(q, 0);
 		fw_arm_sentinel(q, 1);
 	}
