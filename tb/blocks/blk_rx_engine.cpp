@@ -286,6 +286,13 @@ struct Bench {
     held |= 1u << slot;
   }
 
+  // Offers a plain ACK of PSN psn for QP qpn.
+  void ack(unsigned qpn, unsigned psn) {
+    Desc d{qpn, psn, kOpAck, false};
+    d.aeth_syn = kAethAck;
+    packet(d);
+  }
+
   std::vector<Job> jobs_since(size_t from) const {
     return std::vector<Job>(jobs.begin() + (long)from, jobs.end());
   }
@@ -402,9 +409,7 @@ void cases(Bench &b)
             "late_naks: %zu completions, %zu QP errors, %u rewinds, %zu reports after two "
             "late NAKs", b.cqes.size() - c0, b.errs.size() - e0, b.rewinds - rw0,
             b.dones.size() - d0);
-  Desc ack{6, 100, kOpAck, false};
-  ack.aeth_syn = kAethAck;
-  b.packet(ack);
+  b.ack(6, 100);
   b.run(30);
   BLK_CHECK(b.cqes.size() == c0 + 1, "late_naks: %zu completions after the ACK",
             b.cqes.size() - c0);
@@ -438,9 +443,7 @@ void cases(Bench &b)
   c0 = b.cqes.size();
   d0 = b.dones.size();
   b.t.done_ready_i = 0;
-  Desc ack2{1, 301, kOpAck, false};
-  ack2.aeth_syn = kAethAck;
-  b.packet(ack2);
+  b.ack(1, 301);
   b.run(20);
   b.t.done_ready_i = 1;
   b.run(30);
@@ -461,9 +464,7 @@ void cases(Bench &b)
   b.record(1, 0, 300, 300, 8);
   d0 = b.dones.size();
   b.t.done_ready_i = 0;
-  Desc ack_r{1, 300, kOpAck, false};
-  ack_r.aeth_syn = kAethAck;
-  b.packet(ack_r);
+  b.ack(1, 300);
   b.run(20);
   BLK_CHECK(b.t.done_valid_o && b.t.done_qpn_o == 1,
             "done_at_reset: no progress report of QP 1 waiting");
@@ -557,9 +558,7 @@ void cases(Bench &b)
   b.record(1, 0, 900, 900, 8);
   c0 = b.cqes.size();
   b.t.done_ready_i = 0;
-  Desc ack3{1, 900, kOpAck, false};
-  ack3.aeth_syn = kAethAck;
-  b.packet(ack3);
+  b.ack(1, 900);
   b.run(5);
   for (unsigned qpn : {3u, 4u, 3u}) b.move_to_err(qpn);   // QP 3 twice: it is flushed once
   b.run(10);
