@@ -214,12 +214,12 @@ module rnic_sq_fetch #(
   // past it (finding sq-pi-wrap). Both compare with the done index, so the
   // producer index never gets more than a full ring ahead of it.
   logic [15:0] db_step, db_done, db_rel, db_cur;
-  logic db_back;
+  logic db_ignore;
   assign db_step = db_pi - sq_pi_q[db_qpn[QpW-1:0]];
   assign db_done = done_ci_q[db_qpn[QpW-1:0]];
   assign db_rel = db_pi - db_done;
   assign db_cur = sq_pi_q[db_qpn[QpW-1:0]] - db_done;
-  assign db_back = (db_rel > 16'h8000) || (db_rel < db_cur);
+  assign db_ignore = (db_rel > 16'h8000) || (db_rel < db_cur);
   assign rewind_ready_o = !(issue && h_more);
   assign rewind_take = rewind_valid_i && rewind_ready_o;
   // A doorbell or completion whose QP needs no push (it is queued) is
@@ -309,7 +309,7 @@ module rnic_sq_fetch #(
       if (done_needs) queued_q[done_qpn_i[QpW-1:0]] <= 1'b1;
     end
     if (db_take && (db_qpn < 24'(NQp))) begin
-      if (!db_back) sq_pi_q[db_qpn[QpW-1:0]] <= db_pi;
+      if (!db_ignore) sq_pi_q[db_qpn[QpW-1:0]] <= db_pi;
       if (db_needs) queued_q[db_qpn[QpW-1:0]] <= 1'b1;
     end
     if (kick_take && kick_needs) queued_q[kick_qpn_q[QpW-1:0]] <= 1'b1;
@@ -467,7 +467,7 @@ module rnic_sq_fetch #(
         bf_v_q <= 1'b0;
       if (db_take && db_data_i[48]) begin
         bf_have_q <= '0;
-        if ((bf_have_q == 8'hff) && !db_back && (db_step == 16'd1) && (db_qpn < 24'(NQp))) begin
+        if ((bf_have_q == 8'hff) && !db_ignore && (db_step == 16'd1) && (db_qpn < 24'(NQp))) begin
           bf_v_q <= 1'b1;
           bf_qpn_q <= db_qpn;
           bf_idx_q <= db_pi - 16'd1;
