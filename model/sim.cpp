@@ -789,13 +789,12 @@ static void fabric_uplink(void *arg, unsigned node, uint64_t cycle, const uint8_
 }
 
 rnic_sim::rnic_sim(const rnic_sim_cfg &c, const char *fabric)
-	: born_gen(fork_gen), cfg(c), ctx(new VerilatedContext), n(c.nodes), net(make_wire_cfg(c)),
-	  mon(c.nodes)
+	: cfg(c), ctx(new VerilatedContext), n(c.nodes), net(make_wire_cfg(c)), mon(c.nodes)
 {
 	static std::once_flag once;
 
 	std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { fork_gen++; }); });
-	born_gen = fork_gen;
+	born_gen = fork_gen;	/* after the handler exists: every later fork counts */
 	/* Deterministic start: no random X initialisation, tracing possible. */
 	ctx->randReset(0);
 	ctx->traceEverOn(true);
