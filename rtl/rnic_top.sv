@@ -316,10 +316,10 @@ module rnic_top #(
   // ---------------------------------------------------------------------------
   logic txd_valid, txd_ready;
   logic [rnic_pkg::TxdW-1:0] txd;
-  rnic_tx_arb u_tx_arb (
+  rnic_rr_arb #(.Width(rnic_pkg::TxdW)) u_tx_arb (
     .clk_i, .rst_ni,
-    .valid_i(txa_valid), .ready_o(txa_ready), .txd_i(txa_d),
-    .valid_o(txd_valid), .ready_i(txd_ready), .txd_o(txd)
+    .valid_i(txa_valid), .ready_o(txa_ready), .data_i(txa_d),
+    .valid_o(txd_valid), .ready_i(txd_ready), .data_o(txd)
   );
 
   logic ev_tx_first, ev_tx_last, noack_valid, noack_err, noack_ready;
@@ -374,6 +374,10 @@ module rnic_top #(
   logic [16*rnic_pkg::MaxSeg-1:0] pl_poff;
   logic cqe_valid, cqe_ready;
   logic [rnic_pkg::CqeReqW-1:0] cqe;
+  // The engine's two CQE streams (0: the completer's send CQEs, 1: the
+  // responder's receive CQEs) into the CQE writer (u_cqe_arb)
+  logic [1:0] ecqe_valid, ecqe_ready;
+  logic [2*rnic_pkg::CqeReqW-1:0] ecqe;
   // Responder jobs: the engine's through the atomic unit (which merges its
   // answers) to the response generator
   logic eng_job_valid, eng_job_ready, job_valid, job_ready;
@@ -463,7 +467,10 @@ module rnic_top #(
     .place_poff_o(pl_poff), .place_busy_i(pl_busy),
     .place_ev_qpn_o(ev_place_qpn_o), .place_ev_psn_o(ev_place_psn_o),
     .place_ev_pos_o(ev_place_pos_o),
-    .cqe_valid_o(cqe_valid), .cqe_ready_i(cqe_ready), .cqe_o(cqe),
+    .scqe_valid_o(ecqe_valid[0]), .scqe_ready_i(ecqe_ready[0]),
+    .scqe_o(ecqe[0 +: rnic_pkg::CqeReqW]),
+    .rcqe_valid_o(ecqe_valid[1]), .rcqe_ready_i(ecqe_ready[1]),
+    .rcqe_o(ecqe[rnic_pkg::CqeReqW +: rnic_pkg::CqeReqW]),
     .job_valid_o(eng_job_valid), .job_ready_i(eng_job_ready), .job_o(eng_job),
     .rsp_done_i(rsp_done), .rsp_done_qpn_i(rsp_done_qpn),
     .at_valid_o(at_valid), .at_ready_i(at_ready), .at_o(at_op),
@@ -564,6 +571,13 @@ module rnic_top #(
   assign aev = eng_aev_valid ? eng_aev : {rnic_pkg::EvSqDrained, drained_qpn};
   assign eng_aev_ready = aev_ready;
   assign drained_ready = aev_ready && !eng_aev_valid;
+
+  // Send and receive completions take turns when both wait.
+  rnic_rr_arb #(.Width(rnic_pkg::CqeReqW)) u_cqe_arb (
+    .clk_i, .rst_ni,
+    .valid_i(ecqe_valid), .ready_o(ecqe_ready), .data_i(ecqe),
+    .valid_o(cqe_valid), .ready_i(cqe_ready), .data_o(cqe)
+  );
 
   rnic_cqe_writer #(.DataW(DataW), .NCq(NCq)) u_cqe_writer (
     .clk_i, .rst_ni,

@@ -165,7 +165,8 @@ def rsp_side(n):
             (p + ".u_rx_engine.qpn_q[23:0]", F_HEX), (p + ".u_rx_engine.epsn[23:0]", F_DEC),
             (p + ".u_rx_engine.rd_req_valid_o", F_BIN), (p + ".u_rx_engine.chk_ok", F_BIN),
             (p + ".u_rx_engine.place_start_o", F_BIN),
-            (p + ".u_rx_engine.job_valid_o", F_BIN), (p + ".u_rx_engine.cqe_valid_o", F_BIN),
+            (p + ".u_rx_engine.job_valid_o", F_BIN), (p + ".u_rx_engine.scqe_valid_o", F_BIN),
+            (p + ".u_rx_engine.rcqe_valid_o", F_BIN),
         ]),
         ("node%d DMA write channel (placement, CQEs)" % n, [
             (p + ".u_rx_place.busy_o", F_BIN),
@@ -173,7 +174,8 @@ def rsp_side(n):
             (p + ".dma_wr_addr_o[63:0]", F_HEX), (p + ".dma_wr_len_o[15:0]", F_DEC),
             (p + ".dma_wr_last_o", F_BIN),
         ]),
-        ("node%d CQE writer" % n, [
+        ("node%d CQE writer (send and receive completions, u_cqe_arb)" % n, [
+            (p + ".u_cqe_arb.valid_i[1:0]", F_BIN),
             (p + ".u_cqe_writer.cqe_valid_i", F_BIN), (p + ".u_cqe_writer.cqe_ready_o", F_BIN),
             (p + ".u_cqe_writer.wr_valid_o", F_BIN), (p + ".u_cqe_writer.wr_addr_o[63:0]", F_HEX),
             (p + ".u_cqe_writer.ev_send_o", F_BIN), (p + ".u_cqe_writer.ev_recv_o", F_BIN),
@@ -281,7 +283,7 @@ def g_completer(n):
         (p + ".ack_psn_q[23:0]", F_DEC),
         (p + ".nak_status_q[7:0]", F_DEC, "wc_status.txt"),
         (p + ".flushing_q", F_BIN),
-        (p + ".cqe_valid_o", F_BIN), (p + ".done_valid_o", F_BIN),
+        (p + ".scqe_valid_o", F_BIN), (p + ".done_valid_o", F_BIN),
     ])
 
 
@@ -331,7 +333,7 @@ def g_noack(n):
     return ("node%d send completion without ACK (TX -> completer, UD/UC)" % n, [
         (p + ".u_tx_builder.noack_valid_o", F_BIN), (p + ".u_tx_builder.noack_ready_i", F_BIN),
         (e + ".noack_mode_q", F_BIN), (e + ".noack_idx_q[15:0]", F_DEC),
-        (e + ".cqe_valid_o", F_BIN), (e + ".done_valid_o", F_BIN),
+        (e + ".scqe_valid_o", F_BIN), (e + ".done_valid_o", F_BIN),
     ])
 
 

@@ -48,7 +48,7 @@ PICK = {
     "u_cqe_writer.cqe_valid_i", "u_cqe_writer.wr_valid_o", "u_cqe_writer.ev_send_o",
     "u_cqe_writer.ev_recv_o",
     "u_rd_resp.job_valid_i", "u_rd_resp.j_syn[7:0]", "u_rd_resp.txd_valid_o",
-    "u_rx_engine.nak_status_q[7:0]", "u_rx_engine.cqe_valid_o",
+    "u_rx_engine.nak_status_q[7:0]", "u_rx_engine.scqe_valid_o", "u_rx_engine.rcqe_valid_o",
     "u_rx_engine.tmr_v_q", "u_rx_engine.tmr_exp_v", "u_rx_engine.rewind_valid_o",
     "u_sq_fetch.rewind_idx_i[15:0]", "u_requester.wepoch_q[7:0]",
     "u_tx_builder.dst_qpn[23:0]", "u_tx_builder.noack_valid_o", "u_rx_engine.noack_mode_q",

@@ -106,10 +106,15 @@ module rnic_rx_engine #(
   output logic [23:0] place_ev_qpn_o,
   output logic [23:0] place_ev_psn_o,
   output logic [2:0]  place_ev_pos_o,
-  // CQEs
-  output logic        cqe_valid_o,
-  input  logic        cqe_ready_i,
-  output logic [rnic_pkg::CqeReqW-1:0] cqe_o,
+  // CQEs, one stream per role (rnic_top arbitrates them into the CQE
+  // writer): the completer's send completions, the responder's receive
+  // completions
+  output logic        scqe_valid_o,
+  input  logic        scqe_ready_i,
+  output logic [rnic_pkg::CqeReqW-1:0] scqe_o,
+  output logic        rcqe_valid_o,
+  input  logic        rcqe_ready_i,
+  output logic [rnic_pkg::CqeReqW-1:0] rcqe_o,
   // Responder transmit jobs (rnic_pkg::rsp_job_t), and the READ/atomic jobs
   // whose responses have left (a responder resource is free again)
   output logic        job_valid_o,
@@ -480,19 +485,29 @@ module rnic_rx_engine #(
   logic [7:0] nak_status_q;
 
   // Retire outputs in flight
-  logic need_cqe_q, need_done_q;
-  rnic_pkg::cqe_req_t cqe_q;
+  logic need_done_q;
+  // One CQE register per role: the completer's (scqe_q: send completions,
+  // written by the retire loop, StFail and a READ's last response) and the
+  // responder's (rcqe_q: receive completions, written by the after-place
+  // work, StInvWr, StErrCqe and StRqFlush), so a completion one role waits
+  // to hand over does not hold the other role back. Each queue's CQEs
+  // still leave in order: each comes from one register.
+  logic need_scqe_q, need_rcqe_q;
+  rnic_pkg::cqe_req_t scqe_q, rcqe_q;
   // A completion, and a READ request's DMA reads, see memory only after every
   // payload handed to placement before them has been written.
   logic place_idle;
   assign place_idle = !place_busy_i && !place_start_o;
-  assign cqe_valid_o = need_cqe_q && place_idle;
-  assign cqe_o = cqe_q;
-  // The CQE register takes the next completion in the cycle its CQE is
+  assign scqe_valid_o = need_scqe_q && place_idle;
+  assign scqe_o = scqe_q;
+  assign rcqe_valid_o = need_rcqe_q && place_idle;
+  assign rcqe_o = rcqe_q;
+  // A CQE register takes the next completion in the cycle its CQE is
   // taken (a one-entry pipeline stage): the after-place work and the
   // retire loop do not wait a cycle for it to empty.
-  logic cqe_free;
-  assign cqe_free = !need_cqe_q || (cqe_ready_i && place_idle);
+  logic scqe_free, rcqe_free;
+  assign scqe_free = !need_scqe_q || (scqe_valid_o && scqe_ready_i);
+  assign rcqe_free = !need_rcqe_q || (rcqe_valid_o && rcqe_ready_i);
   // The move to ERR is written into the QP table in the cycle after the
   // engine decides it; a reset of the QP written at that decision's edge
   // wins (a QP in RESET is not moved by the hardware). The mmio holds a
@@ -850,14 +865,14 @@ module rnic_rx_engine #(
   // A READ's last response (or an atomic ACK) retires its record in the
   // StAfterPlace work that completes it (rd_last, also from StPlace).
   logic rd_last;
-  assign rd_last = (st_sel == StAfterPlace) && cqe_free && rnic_pkg::op_is_response(op) &&
+  assign rd_last = (st_sel == StAfterPlace) && scqe_free && rnic_pkg::op_is_response(op) &&
                    (d_q.psn == head.last_psn);
   // A record taken by StRetire (or completed by its last READ response)
   // leaves only if it is still there: a context write that resets the SQ
   // meanwhile (a progress report or a placement in between) emptied the
   // ring, and the QP starts again from WQE 0.
   assign ret_out = !need_done_q && head_v &&
-                   ((st_q == StRetireOut) || ((st_sel == StRetire) && cqe_free && ret_take) ||
+                   ((st_q == StRetireOut) || ((st_sel == StRetire) && scqe_free && ret_take) ||
                     rd_last);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
@@ -1133,7 +1148,7 @@ module rnic_rx_engine #(
   // (ap_db; doorbells come first in StIdle too): it touches neither the
   // frame slot nor the placement job, which starts in the next cycle.
   logic ap_db;
-  assign ap_db = (st_sel == StAfterPlace) && cqe_free && !rnic_pkg::op_is_response(op) &&
+  assign ap_db = (st_sel == StAfterPlace) && rcqe_free && !rnic_pkg::op_is_response(op) &&
                  !rnic_pkg::op_has_ieth(op) && (!d_q.ack_req || noack || !job_v_q) &&
                  !done_wait && !pend_err && rq_db_valid_i;
   assign rq_db_ready_o = idle || ap_db;
@@ -1181,12 +1196,12 @@ module rnic_rx_engine #(
   // queues into the engine are empty.
   assign quiet_o = idle && (st_q == StIdle) && !hold_v_q && !infl_tmr_q && !infl_new_q &&
                    tmr_idle && !tmr_v_q && !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
-                   !need_cqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
+                   !need_scqe_q && !need_rcqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
                    !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
                    !owe_valid && !owe_set_q && !owe_clr_q;
   logic fl_more, fl_yield;
   assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
-  assign fl_yield = (st_q == StRqFlush) && !need_cqe_q && (fl_cnt_q == FlushBatch) &&
+  assign fl_yield = (st_q == StRqFlush) && !need_rcqe_q && (fl_cnt_q == FlushBatch) &&
                     (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
   assign flp_push = fl_yield && !flp_in_q[q] && flp_in_ready;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -1292,9 +1307,11 @@ module rnic_rx_engine #(
       ack_psn_q <= '0;
       ack_mode_q <= 1'b0;
       nak_status_q <= '0;
-      need_cqe_q <= 1'b0;
+      need_scqe_q <= 1'b0;
+      need_rcqe_q <= 1'b0;
       need_done_q <= 1'b0;
-      cqe_q <= '0;
+      scqe_q <= '0;
+      rcqe_q <= '0;
       job_v_q <= 1'b0;
       job_q <= '0;
       njob_q <= '0;
@@ -1435,7 +1452,8 @@ module rnic_rx_engine #(
       tmr_v_q <= 1'b0;
       rd_done_o <= 1'b0;
       aev_push_q <= 1'b0;
-      if (cqe_valid_o && cqe_ready_i) need_cqe_q <= 1'b0;
+      if (scqe_valid_o && scqe_ready_i) need_scqe_q <= 1'b0;
+      if (rcqe_valid_o && rcqe_ready_i) need_rcqe_q <= 1'b0;
       if (st_q != StRqFlush) fl_cnt_q <= '0;
       if (done_valid_o && done_ready_i) need_done_q <= 1'b0;
       if (job_valid_o && job_ready_i) job_v_q <= 1'b0;
@@ -1651,35 +1669,35 @@ module rnic_rx_engine #(
         end
         StRetire: begin
           // Complete the head record if it may complete now.
-          // cqe_q is one register: a completion still waiting to be written
+          // scqe_q is one register: a completion still waiting to be written
           // (for placement to drain) holds the next one back; a head that
           // does not complete now ends the loop without waiting for it.
-          if (cqe_free || !ret_take) begin
+          if (scqe_free || !ret_take) begin
             st_q <= ret_st;
             if (ret_take) begin
               // In SQE every WQE after the failed one is flushed, also one
               // whose frames had already left.
               if (flushing || (ctx.state == rnic_pkg::QpsErr) ||
                   (ctx.state == rnic_pkg::QpsSqe) || (head.kind == rnic_pkg::InflFlush)) begin
-                cqe_q <= '0;
-                cqe_q.status <= rnic_pkg::WcWrFlushErr;
-                cqe_q.opcode <= head.wc_op;
-                need_cqe_q <= 1'b1;
+                scqe_q <= '0;
+                scqe_q.status <= rnic_pkg::WcWrFlushErr;
+                scqe_q.opcode <= head.wc_op;
+                need_scqe_q <= 1'b1;
                 st_q <= StRetireOut;
               end else if ((head.kind == rnic_pkg::InflLocalErr) &&
                            (head.status == rnic_pkg::WcSuccess)) begin
                 // A local operation (LOCAL_INV, BIND_MW) that succeeded.
-                cqe_q <= '0;
-                cqe_q.status <= rnic_pkg::WcSuccess;
-                cqe_q.opcode <= head.wc_op;
-                need_cqe_q <= head.signaled;
+                scqe_q <= '0;
+                scqe_q.status <= rnic_pkg::WcSuccess;
+                scqe_q.opcode <= head.wc_op;
+                need_scqe_q <= head.signaled;
                 st_q <= StRetireOut;
               end else if (head.kind == rnic_pkg::InflLocalErr) begin
-                cqe_q <= '0;
-                cqe_q.status <= head.status;
-                cqe_q.vendor_err <= {rnic_pkg::VendUnitReq, head.status[4:0]};
-                cqe_q.opcode <= head.wc_op;
-                need_cqe_q <= 1'b1;
+                scqe_q <= '0;
+                scqe_q.status <= head.status;
+                scqe_q.vendor_err <= {rnic_pkg::VendUnitReq, head.status[4:0]};
+                scqe_q.opcode <= head.wc_op;
+                need_scqe_q <= 1'b1;
                 qp_err_q <= 1'b1;
                 qp_err_qpn_o <= qpn_q;
                 // A UC/UD send error takes the QP to SQE: the rest of the
@@ -1690,21 +1708,21 @@ module rnic_rx_engine #(
                 ret_st_q <= (qp_uc || qp_ud) ? StIdle : StRqFlush;
                 st_q <= StRetireOut;
               end else begin  // ret_ack_ok
-                cqe_q <= '0;
-                cqe_q.status <= rnic_pkg::WcSuccess;
-                cqe_q.opcode <= head.wc_op;
-                cqe_q.byte_len <= head.len;
-                need_cqe_q <= head.signaled;
+                scqe_q <= '0;
+                scqe_q.status <= rnic_pkg::WcSuccess;
+                scqe_q.opcode <= head.wc_op;
+                scqe_q.byte_len <= head.len;
+                need_scqe_q <= head.signaled;
                 {una_wv_q, una_wd_q} <= {1'b1, head.last_psn + 24'd1};
                 progress_q <= 1'b1;
                 st_q <= StRetireOut;
               end
             end
-            if (cqe_free) begin
-              cqe_q.cqn <= ctx.scqn;
-              cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= head.wqe_idx;
-              cqe_q.src_qp <= ctx.dest_qpn;
+            if (scqe_free) begin
+              scqe_q.cqn <= ctx.scqn;
+              scqe_q.qpn <= qpn_q;
+              scqe_q.wqe_idx <= head.wqe_idx;
+              scqe_q.src_qp <= ctx.dest_qpn;
             end
             if (ret_out) st_q <= StRetire;  // retired in this cycle (ret_out)
             if (ret_end) st_q <= from_pkt_q ? StDrop : StIdle;  // and tmr_upd
@@ -1819,16 +1837,16 @@ module rnic_rx_engine #(
           end
         end
         StFail: begin
-          if (!need_cqe_q) begin
-          cqe_q <= '0;
-          cqe_q.cqn <= ctx.scqn;
-          cqe_q.qpn <= qpn_q;
-          cqe_q.wqe_idx <= head.wqe_idx;
-          cqe_q.status <= fail_status_q;
-          cqe_q.vendor_err <= fail_vend_q;
-          cqe_q.opcode <= head.wc_op;
-          cqe_q.src_qp <= ctx.dest_qpn;
-          need_cqe_q <= 1'b1;
+          if (!need_scqe_q) begin
+          scqe_q <= '0;
+          scqe_q.cqn <= ctx.scqn;
+          scqe_q.qpn <= qpn_q;
+          scqe_q.wqe_idx <= head.wqe_idx;
+          scqe_q.status <= fail_status_q;
+          scqe_q.vendor_err <= fail_vend_q;
+          scqe_q.opcode <= head.wc_op;
+          scqe_q.src_qp <= ctx.dest_qpn;
+          need_scqe_q <= 1'b1;
           qp_err_q <= 1'b1;
           qp_err_qpn_o <= qpn_q;
           flushing_q <= 1'b1;
@@ -2170,23 +2188,24 @@ module rnic_rx_engine #(
         StPlace: begin
         end
         StAfterPlace: begin
-          if (!cqe_free) begin
-            // the previous completion is not written yet (one cqe_q)
+          if (rnic_pkg::op_is_response(op) ? !scqe_free : !rcqe_free) begin
+            // the role's previous completion is not written yet (one CQE
+            // register each)
           end else if (rnic_pkg::op_is_response(op)) begin
             // READ response data or the atomic's original value placed.
             {una_wv_q, una_wd_q} <= {1'b1, d_q.psn + 24'd1};
             progress_q <= 1'b1;
             if (d_q.psn == head.last_psn) begin
               rwc_inv_q <= 1'b1;
-              cqe_q <= '0;
-              cqe_q.cqn <= ctx.scqn;
-              cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= head.wqe_idx;
-              cqe_q.status <= rnic_pkg::WcSuccess;
-              cqe_q.opcode <= head.wc_op;
-              cqe_q.byte_len <= head.len;
-              cqe_q.src_qp <= ctx.dest_qpn;
-              need_cqe_q <= head.signaled;
+              scqe_q <= '0;
+              scqe_q.cqn <= ctx.scqn;
+              scqe_q.qpn <= qpn_q;
+              scqe_q.wqe_idx <= head.wqe_idx;
+              scqe_q.status <= rnic_pkg::WcSuccess;
+              scqe_q.opcode <= head.wc_op;
+              scqe_q.byte_len <= head.len;
+              scqe_q.src_qp <= ctx.dest_qpn;
+              need_scqe_q <= head.signaled;
               ack_mode_q <= 1'b0;
               ret_st_q <= StTmrUpd;
               st_q <= ret_out ? StRetire : StRetireOut;
@@ -2207,19 +2226,19 @@ module rnic_rx_engine #(
             end
             // SEND_WITH_INV: the completion waits for the invalidation (StInv).
             if (is_last && (is_send || has_imm)) begin
-              cqe_q <= '0;
-              cqe_q.cqn <= ctx.rcqn;
-              cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= rx_widx;
-              cqe_q.status <= rnic_pkg::WcSuccess;
-              cqe_q.opcode <= (is_send || qp_ud) ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
-              cqe_q.byte_len <= qp_ud ? (32'd40 + {19'd0, d_q.pay_len}) :
+              rcqe_q <= '0;
+              rcqe_q.cqn <= ctx.rcqn;
+              rcqe_q.qpn <= qpn_q;
+              rcqe_q.wqe_idx <= rx_widx;
+              rcqe_q.status <= rnic_pkg::WcSuccess;
+              rcqe_q.opcode <= (is_send || qp_ud) ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
+              rcqe_q.byte_len <= qp_ud ? (32'd40 + {19'd0, d_q.pay_len}) :
                                 is_send ? (rmsg_off_cur + {19'd0, d_q.pay_len}) : wr_len_q[q];
-              cqe_q.imm <= d_q.imm;
-              cqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
-              cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
+              rcqe_q.imm <= d_q.imm;
+              rcqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
+              rcqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
               if (!rnic_pkg::op_has_ieth(op)) begin
-                need_cqe_q <= 1'b1;
+                need_rcqe_q <= 1'b1;
                 if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
                 else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
                 rwc_inv_q <= 1'b1;
@@ -2253,10 +2272,10 @@ module rnic_rx_engine #(
           end
         end
         StInvWr: begin
-          if (mr_upd_ready_i && !need_cqe_q) begin
-            cqe_q.imm <= inv_key;
-            cqe_q.flags <= {4'd0, d_q.se, 3'b100};
-            need_cqe_q <= 1'b1;
+          if (mr_upd_ready_i && !need_rcqe_q) begin
+            rcqe_q.imm <= inv_key;
+            rcqe_q.flags <= {4'd0, d_q.se, 3'b100};
+            need_rcqe_q <= 1'b1;
             if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
             else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
             rwc_inv_q <= 1'b1;
@@ -2300,17 +2319,17 @@ module rnic_rx_engine #(
         // Responder error: receive completion (if a receive is consumed), NAK,
         // QP to ERR, flush.
         StErrCqe: begin
-          if (!need_cqe_q && !job_v_q && !at_busy_i) begin
+          if (!need_rcqe_q && !job_v_q && !at_busy_i) begin
             if (err_cqe_q) begin
-              cqe_q <= '0;
-              cqe_q.cqn <= ctx.rcqn;
-              cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= rx_widx;
-              cqe_q.status <= err_status_q;
-              cqe_q.vendor_err <= {rnic_pkg::VendUnitResp, err_status_q[4:0]};
-              cqe_q.opcode <= rnic_pkg::WcOpRecv;
-              cqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
-              need_cqe_q <= 1'b1;
+              rcqe_q <= '0;
+              rcqe_q.cqn <= ctx.rcqn;
+              rcqe_q.qpn <= qpn_q;
+              rcqe_q.wqe_idx <= rx_widx;
+              rcqe_q.status <= err_status_q;
+              rcqe_q.vendor_err <= {rnic_pkg::VendUnitResp, err_status_q[4:0]};
+              rcqe_q.opcode <= rnic_pkg::WcOpRecv;
+              rcqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
+              need_rcqe_q <= 1'b1;
               if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
               else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
               rwc_inv_q <= 1'b1;
@@ -2344,7 +2363,7 @@ module rnic_rx_engine #(
         // takes receives goes on while the last SEND's CQE waits for its
         // placement.
         StRqFlush: begin
-          if (!need_cqe_q || !((ctx.state == rnic_pkg::QpsErr) || flushing_q)) begin
+          if (!need_rcqe_q || !((ctx.state == rnic_pkg::QpsErr) || flushing_q)) begin
             if (fl_yield) begin
               // Yield: the rest comes back through flp (already there, or
               // pushed now; there is room for every QP). What ends a
@@ -2357,13 +2376,13 @@ module rnic_rx_engine #(
             end else if (((ctx.state == rnic_pkg::QpsErr) || flushing_q) && (qpn_q < 24'(NQp)) &&
                 (use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]))) begin
               fl_cnt_q <= fl_cnt_q + 4'd1;
-              cqe_q <= '0;
-              cqe_q.cqn <= ctx.rcqn;
-              cqe_q.qpn <= qpn_q;
-              cqe_q.wqe_idx <= rx_widx;
-              cqe_q.status <= rnic_pkg::WcWrFlushErr;
-              cqe_q.opcode <= rnic_pkg::WcOpRecv;
-              need_cqe_q <= 1'b1;
+              rcqe_q <= '0;
+              rcqe_q.cqn <= ctx.rcqn;
+              rcqe_q.qpn <= qpn_q;
+              rcqe_q.wqe_idx <= rx_widx;
+              rcqe_q.status <= rnic_pkg::WcWrFlushErr;
+              rcqe_q.opcode <= rnic_pkg::WcOpRecv;
+              need_rcqe_q <= 1'b1;
               if (use_srq) {rwqe_v_wv_q, rwqe_v_wd_q} <= {1'b1, 1'b0};
               else {rq_ci_wv_q, rq_ci_wd_q} <= {1'b1, rq_ci_cur + 16'd1};
               rwc_inv_q <= 1'b1;

@@ -44,6 +44,12 @@
 //                with its PSN; no job of the engine's own;
 //   err_waits    a responder error while the ACK before it still waits
 //                for the transmit side: the NAK follows the ACK.
+//   cqe_roles    a WRITE_ONLY with immediate's receive completion held
+//                (the responder's CQE port not ready), then an ACK that
+//                completes a send WQE of another QP: the send completion
+//                leaves on the completer's port meanwhile (until stop 47
+//                one CQE register held it back), the receive completion
+//                once its port is ready.
 #include "Vrnic_rx_engine.h"
 #include "blk_common.h"
 
@@ -57,7 +63,7 @@ constexpr unsigned kNQp = 8;
 constexpr unsigned kRxDescW = 479, kSlotW = 2;
 constexpr unsigned kRspJobW = 243;
 constexpr uint8_t kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a,
-                  kOpAck = 0x11;
+                  kOpWriteOnlyImm = 0x0b, kOpAck = 0x11;
 constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
                   kAethNakRemOp = 0x63;
 constexpr uint8_t kAethRnr = 0x21;   // RNR NAK, timer 1 (0.01 ms)
@@ -141,7 +147,8 @@ struct Bench {
     t.rwc_lk_err_i = 0;
     t.rwc_room_i = 1;
     t.place_busy_i = 0;
-    t.cqe_ready_i = 1;
+    t.scqe_ready_i = 1;
+    t.rcqe_ready_i = 1;
     t.job_ready_i = 1;
     t.rsp_done_i = 0;
     t.wr_ready_i = 1;
@@ -169,6 +176,14 @@ struct Bench {
     vset(t.ctx_i, q.pack());
   }
 
+  void take_cqe(const Bits &c, bool recv) {
+    Cqe e{(unsigned)c.get(136, 24), (unsigned)c.get(120, 16), (unsigned)c.get(112, 8),
+          (unsigned)c.get(104, 8), (unsigned)c.get(72, 32)};
+    BLK_CHECK((e.opcode >= 128) == recv, "QP %u WQE %u: opcode %u on the %s CQE port", e.qpn,
+              e.wqe_idx, e.opcode, recv ? "receive" : "send");
+    cqes.push_back(e);
+  }
+
   // One clock edge; what the engine offered in the cycle before it is taken.
   void cycle() {
     t.rd_rsp_valid_i = rd_pend;
@@ -185,12 +200,10 @@ struct Bench {
       jobs.push_back(r);
     }
     if (t.qp_err_o) errs.push_back(t.qp_err_qpn_o);
-    if (t.cqe_valid_o && t.cqe_ready_i) {
-      Bits c = vget(t.cqe_o, kCqeW);
-      cqes.push_back(Cqe{(unsigned)c.get(136, 24), (unsigned)c.get(120, 16),
-                         (unsigned)c.get(112, 8), (unsigned)c.get(104, 8),
-                         (unsigned)c.get(72, 32)});
-    }
+    // Send completions leave on the completer's port, receive completions
+    // (opcode 128 and up) on the responder's.
+    if (t.scqe_valid_o && t.scqe_ready_i) take_cqe(vget(t.scqe_o, kCqeW), false);
+    if (t.rcqe_valid_o && t.rcqe_ready_i) take_cqe(vget(t.rcqe_o, kCqeW), true);
     if (t.done_valid_o && t.done_ready_i) dones.emplace_back(t.done_qpn_o, t.done_ci_o);
     if (t.rewind_valid_o && t.rewind_ready_i) rewinds++;
     if (t.at_valid_o && t.at_ready_i) {
@@ -675,6 +688,50 @@ void cases(Bench &b)
     }
     BLK_CHECK(ok, "rq_db_rule: flush completions (QPN/WQE/status):%s, expected WQEs 0-2 of "
               "QP 7 flushed", got);
+  }
+
+  // cqe_roles: QP 2 receives a WRITE_ONLY with immediate (its receive WQE
+  // posted) while the responder's CQE port is not ready; QP 0's send WQE
+  // (RC) is then acknowledged.
+  b.ctx[2].state = 3;
+  b.ctx_write(2, 200);
+  b.ctx[0] = b.ctx[1];
+  b.ctx[0].state = 3;
+  b.ctx_write(0, 0, 500);
+  b.run(5);
+  b.t.rq_db_data_i = (1ull << 32) | 2;
+  BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
+            "cqe_roles: the RQ doorbell not taken");
+  b.t.rcqe_ready_i = 0;
+  c0 = b.cqes.size();
+  d0 = b.dones.size();
+  b.packet(Desc{2, 200, kOpWriteOnlyImm, true});
+  b.run(20);
+  BLK_CHECK(b.t.rcqe_valid_o && b.cqes.size() == c0,
+            "cqe_roles: receive completion offered %d, %zu completions", b.t.rcqe_valid_o,
+            b.cqes.size() - c0);
+  b.record(0, 0, 500, 500, 8);
+  b.ack(0, 500);
+  b.run(30);
+  BLK_CHECK(b.cqes.size() == c0 + 1 && b.t.rcqe_valid_o && b.dones.size() == d0 + 1,
+            "cqe_roles: %zu completions, %zu progress reports, receive completion offered %d "
+            "while it is held back",
+            b.cqes.size() - c0, b.dones.size() - d0, b.t.rcqe_valid_o);
+  if (b.cqes.size() == c0 + 1) {
+    const Cqe &e = b.cqes.back();
+    BLK_CHECK(e.qpn == 0 && e.wqe_idx == 0 && e.status == 0 && e.opcode == 1 && e.byte_len == 8,
+              "cqe_roles: send completion QPN %u WQE %u status %u opcode %u length %u", e.qpn,
+              e.wqe_idx, e.status, e.opcode, e.byte_len);
+  }
+  b.t.rcqe_ready_i = 1;
+  b.run(5);
+  BLK_CHECK(b.cqes.size() == c0 + 2, "cqe_roles: %zu completions once the port is ready",
+            b.cqes.size() - c0);
+  if (b.cqes.size() == c0 + 2) {
+    const Cqe &e = b.cqes.back();
+    BLK_CHECK(e.qpn == 2 && e.wqe_idx == 0 && e.status == 0 && e.opcode == 129,
+              "cqe_roles: receive completion QPN %u WQE %u status %u opcode %u", e.qpn,
+              e.wqe_idx, e.status, e.opcode);
   }
 
   BLK_CHECK(b.held == 0, "frame slots not released: mask 0x%x", b.held);

@@ -2,14 +2,15 @@
 // InflDepth 2, 256-bit data): each WQE of a QP completes once and in WQE
 // order. The progress the engine reports to the SQ scheduler (done_ci_o)
 // steps by exactly one per report and never past the last WQE the
-// requester handed over; every send completion (a CQE with a send opcode)
-// names a WQE handed over and later than the QP's previous send completion
-// (a CQE may leave after the progress report of its WQE); a READ/atomic
+// requester handed over; every send completion (a CQE on the completer's
+// port, which carries only send opcodes; the responder's carries only
+// receive opcodes) names a WQE handed over and later than the QP's previous
+// send completion (a CQE may leave after the progress report of its WQE); a READ/atomic
 // credit is returned (rd_done_o) only for a READ/atomic record still owed
 // one; nothing is reported for a QPN beyond the table.
 // Environment (assumed): the requester hands over a QP's records in WQE
-// order, each at most InflDepth past the progress last reported to the
-// scheduler (the window rnic_sq_fetch keeps, fv_rnic_sq_fetch), or replaces
+// order, with send opcodes, each at most InflDepth past the progress last
+// reported to the scheduler (the window rnic_sq_fetch keeps, fv_rnic_sq_fetch), or replaces
 // a record still in the ring by a flush record (checked through the ring
 // read port in the same cycle, as rnic_requester does); no QP context
 // writes after reset (the per-QP tables start zeroed, as after a reset of
@@ -42,7 +43,8 @@ module fv_rnic_rx_engine (
   input logic  rwc_room_i,
   input logic [rnic_pkg::RwqeBits-1:0] rwc_lk_data_i,
   input logic  place_busy_i,
-  input logic  cqe_ready_i,
+  input logic  scqe_ready_i,
+  input logic  rcqe_ready_i,
   input logic  job_ready_i,
   input logic  rsp_done_i,
   input logic [23:0] rsp_done_qpn_i,
@@ -104,8 +106,10 @@ module fv_rnic_rx_engine (
   logic [23:0] place_ev_qpn_o;
   logic [23:0] place_ev_psn_o;
   logic [2:0] place_ev_pos_o;
-  logic  cqe_valid_o;
-  logic [rnic_pkg::CqeReqW-1:0] cqe_o;
+  logic  scqe_valid_o;
+  logic [rnic_pkg::CqeReqW-1:0] scqe_o;
+  logic  rcqe_valid_o;
+  logic [rnic_pkg::CqeReqW-1:0] rcqe_o;
   logic  job_valid_o;
   logic [rnic_pkg::RspJobW-1:0] job_o;
   logic  wr_valid_o;
@@ -155,7 +159,8 @@ module fv_rnic_rx_engine (
     .rwc_lk_hit_i, .rwc_lk_pend_i, .rwc_lk_err_i, .rwc_room_i, .rwc_lk_data_i, .rwc_inv_o, .rwc_inv_key_o,
     .place_start_o, .place_slot_o, .place_base_o, .place_nseg_o, .place_addr_o,
     .place_len_o, .place_poff_o, .place_busy_i, .place_ev_qpn_o, .place_ev_psn_o,
-    .place_ev_pos_o, .cqe_valid_o, .cqe_ready_i, .cqe_o, .job_valid_o, .job_ready_i, .job_o,
+    .place_ev_pos_o, .scqe_valid_o, .scqe_ready_i, .scqe_o, .rcqe_valid_o, .rcqe_ready_i,
+    .rcqe_o, .job_valid_o, .job_ready_i, .job_o,
     .rsp_done_i, .rsp_done_qpn_i, .wr_valid_o, .wr_ready_i, .wr_addr_o, .wr_len_o,
     .wr_data_o, .wr_last_o, .at_valid_o, .at_ready_i, .at_o, .at_busy_qpn_o, .at_busy_i,
     .at_err_valid_i, .at_err_ready_o, .at_err_qpn_i, .rewind_valid_o, .rewind_ready_i, .rewind_o, .rewind_resume_o,
@@ -199,6 +204,8 @@ module fv_rnic_rx_engine (
   assign ring_rd_idx_i = rec.wqe_idx;
   assign ring_rec = ring_rd_o;
   always_comb begin
+    // The requester's records carry send opcodes (its WQEs' wc_op).
+    if (rst_ni && infl_valid_i) assume (rec.wc_op < rnic_pkg::WcOpRecv);
     if (rst_ni && infl_valid_i && !infl_repl_i) begin
       assume (16'(i_issued - i_done) < 16'(InflDepth));
     end
@@ -210,10 +217,11 @@ module fv_rnic_rx_engine (
   end
 
   // The views of the QP each output names.
-  rnic_pkg::cqe_req_t cqe;
+  rnic_pkg::cqe_req_t cqe, rcqe;
   logic dq, cq, rq, send_cqe, infl_take, rd_new;
   logic [15:0] d_issued, d_done, c_issued, c_next;
-  assign cqe = cqe_o;
+  assign cqe = scqe_o;
+  assign rcqe = rcqe_o;
   assign dq = done_qpn_o[0];
   assign cq = cqe.qpn[0];
   assign rq = rd_done_qpn_o[0];
@@ -221,7 +229,7 @@ module fv_rnic_rx_engine (
   assign d_done = done[16*dq +: 16];
   assign c_issued = issued[16*cq +: 16];
   assign c_next = cnext[16*cq +: 16];
-  assign send_cqe = cqe_valid_o && (cqe.opcode < rnic_pkg::WcOpRecv);
+  assign send_cqe = scqe_valid_o;
   assign infl_take = infl_valid_i && infl_ready_o;
   assign rd_new = infl_take && !infl_repl_i && rec.is_read &&
                   (rec.kind == rnic_pkg::InflNormal);
@@ -235,7 +243,7 @@ module fv_rnic_rx_engine (
     end else begin
       if (infl_take && !infl_repl_i) issued[16*iq +: 16] <= i_issued + 16'd1;
       if (done_valid_o && done_ready_i) done[16*dq +: 16] <= done_ci_o;
-      if (send_cqe && cqe_ready_i) cnext[16*cq +: 16] <= cqe.wqe_idx + 16'd1;
+      if (send_cqe && scqe_ready_i) cnext[16*cq +: 16] <= cqe.wqe_idx + 16'd1;
       for (int i = 0; i < NQp; i++) begin
         rd[4*i +: 4] <= rd[4*i +: 4] + 4'((rd_new && (32'(iq) == i)) ? 1 : 0) -
                         4'((rd_done_o && (32'(rq) == i)) ? 1 : 0);
@@ -252,10 +260,14 @@ module fv_rnic_rx_engine (
         assert (d_done != d_issued);
       end
       // Send completions: a WQE handed over, after the QP's previous one.
+      // (They leave on the completer's port, receive completions on the
+      // responder's.)
       if (send_cqe) begin
+        assert (cqe.opcode < rnic_pkg::WcOpRecv);
         assert (cqe.qpn < 24'(NQp));
         assert (16'(cqe.wqe_idx - c_next) < 16'(c_issued - c_next));
       end
+      if (rcqe_valid_o) assert (rcqe.opcode >= rnic_pkg::WcOpRecv);
       // READ/atomic credits: only one that is owed.
       if (rd_done_o) begin
         assert (rd_done_qpn_o < 24'(NQp));
