@@ -1196,8 +1196,8 @@ module rnic_rx_engine #(
   // queues into the engine are empty.
   assign quiet_o = idle && (st_q == StIdle) && !hold_v_q && !infl_tmr_q && !infl_new_q &&
                    tmr_idle && !tmr_v_q && !rwc_hint_q && !rwc_hint2_q && !rwc_inv_q &&
-                   !need_scqe_q && !need_rcqe_q && !job_v_q && !na_v && !flp_valid && !aev_valid_o &&
-                   !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
+                   !need_scqe_q && !need_rcqe_q && !job_v_q && !na_v && !flp_valid &&
+                   !aev_valid_o && !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
                    !owe_valid && !owe_set_q && !owe_clr_q;
   logic fl_more, fl_yield;
   assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
@@ -2233,7 +2233,7 @@ module rnic_rx_engine #(
               rcqe_q.status <= rnic_pkg::WcSuccess;
               rcqe_q.opcode <= (is_send || qp_ud) ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
               rcqe_q.byte_len <= qp_ud ? (32'd40 + {19'd0, d_q.pay_len}) :
-                                is_send ? (rmsg_off_cur + {19'd0, d_q.pay_len}) : wr_len_q[q];
+                                 is_send ? (rmsg_off_cur + {19'd0, d_q.pay_len}) : wr_len_q[q];
               rcqe_q.imm <= d_q.imm;
               rcqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
               rcqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
