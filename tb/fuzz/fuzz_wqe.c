@@ -81,6 +81,7 @@ struct fw_wq {
 	uint8_t errored;	/* an error CQE was seen: only errors follow */
 	uint8_t sentinel_armed, sentinel_seen;
 	uint16_t sentinel;
+	uint16_t sentinel_tried;	/* next when the sentinel's doorbell was last rung */
 	uint32_t cqes;
 };
 
@@ -980,6 +981,21 @@ static void fw_settle(void)
 	}
 }
 
+/*
+ * Rings the producer index that posts the sentinel. fw_ring() does not ring
+ * it while the RNIC might not take it (the sentinel more than a full ring
+ * minus FW_DONE_LAG past the WQEs seen completed; finding sentinel-not-rung,
+ * an RQ with 32704 WQEs outstanding): the drain then rings it again as the
+ * flush completes WQEs.
+ */
+static void fw_ring_sentinel(struct fw_qp *q, int recv)
+{
+	struct fw_wq *wq = recv ? &q->rq : &q->sq;
+
+	wq->sentinel_tried = wq->next;
+	fw_ring(q->node, recv, q->hw.qpn, wq->sentinel + 1);
+}
+
 static void fw_arm_sentinel(struct fw_qp *q, int recv)
 {
 	struct fw_wq *wq = recv ? &q->rq : &q->sq;
@@ -995,7 +1011,7 @@ static void fw_arm_sentinel(struct fw_qp *q, int recv)
 	wq->sentinel = wq->db;
 	wq->sentinel_armed = 1;
 	wq->sentinel_seen = 0;
-	fw_ring(q->node, recv, q->hw.qpn, wq->db + 1);
+	fw_ring_sentinel(q, recv);
 }
 
 /* Every QP to ERR, a sentinel WQE on each queue, all of them must flush. */
@@ -1017,8 +1033,21 @@ static void fw_drain(void)
 	}
 	start = rnic_sim_cycle(fw.sim);
 	for (;;) {
-		for (all = 1, i = 0; i < fw.nqp; i++)
-			all &= fw.qp[i].sq.sentinel_seen & fw.qp[i].rq.sentinel_seen;
+		for (all = 1, i = 0; i < fw.nqp; i++) {
+			struct fw_qp *q = &fw.qp[i];
+			int recv;
+
+			all &= q->sq.sentinel_seen & q->rq.sentinel_seen;
+			/* A sentinel not rung yet (db still names it), once
+			 * more WQEs completed. */
+			for (recv = 0; recv < 2; recv++) {
+				struct fw_wq *wq = recv ? &q->rq : &q->sq;
+
+				if (!wq->sentinel_seen && wq->db == wq->sentinel &&
+				    wq->next != wq->sentinel_tried)
+					fw_ring_sentinel(q, recv);
+			}
+		}
 		if (all)
 			break;
 		if (rnic_sim_cycle(fw.sim) - start > budget) {
