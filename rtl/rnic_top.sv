@@ -120,7 +120,7 @@ module rnic_top #(
   // a waiting CQE shows as cqe_valid) and the CQE writer empty. Then the
   // driver may unmap the QP's rings, and the QP's CQEs are all in host
   // memory for the library's CQ clean.
-  logic cmd_quiet, cqw_idle, txb_intake_idle;
+  logic cmd_quiet, cqw_idle, cqw_dbrec_idle, txb_intake_idle;
   // Fast-forward: each block's own quiet
   logic mmio_quiet, fetch_quiet, req_quiet, txb_quiet, parser_quiet, eng_quiet, rr_quiet;
   logic cqw_quiet, wrmux_quiet;
@@ -145,7 +145,7 @@ module rnic_top #(
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
     .cq_db_valid_o(cq_db_valid), .db_data_o(db_data), .db_bf_o(db_bf),
     .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
-    .cnt_dma_rd_err_i(cnt_rd_err), .qp_err_i(qp_err), .quiet_i(cmd_quiet),
+    .cnt_dma_rd_err_i(cnt_rd_err), .qp_err_i(qp_err), .quiet_i(cmd_quiet), .cq_quiet_i(cqw_dbrec_idle),
     .quiet_o(mmio_quiet)
   );
 
@@ -594,7 +594,7 @@ module rnic_top #(
     .wr_len_o(wr_len[16 +: 16]), .wr_data_o(wr_data[DataW +: DataW]), .wr_last_o(wr_last[1]),
     .irq_valid_o, .irq_cqn_o,
     .ev_send_o(ev_scqe), .ev_recv_o(ev_rcqe), .ev_qpn_o(ev_cqe_qpn), .ev_idx_o(ev_cqe_idx),
-    .idle_o(cqw_idle), .quiet_o(cqw_quiet)
+    .idle_o(cqw_idle), .dbrec_idle_o(cqw_dbrec_idle), .quiet_o(cqw_quiet)
   );
 
   rnic_dma_wr_mux #(.DataW(DataW), .N(4)) u_dma_wr_mux (

@@ -65,8 +65,11 @@ module rnic_cqe_writer #(
   output logic        ev_recv_o,
   output logic [23:0] ev_qpn_o,
   output logic [15:0] ev_idx_o,
-  // Nothing queued or being written (a QP reset command waits for it)
+  // Nothing queued or being written, no doorbell-record read under way (a
+  // QP reset and a CQ destroy command wait for it)
   output logic        idle_o,
+  // No doorbell-record read under way (a CQ destroy command waits for it)
+  output logic        dbrec_idle_o,
   // Nothing queued, read, reported or signalled (fast-forward)
   output logic        quiet_o
 );
@@ -178,6 +181,7 @@ module rnic_cqe_writer #(
   assign img_sh = img >> (beat_q * DataW);
   assign wr_valid_o = go;
   assign idle_o = !q_sv;
+  assign dbrec_idle_o = (rd_st_q == 2'd0);
   assign wr_addr_o = ctx.base + ({32'd0, pi & ((32'd1 << ctx.log_size) - 32'd1)} << 6);
   assign wr_len_o = 16'd64;
   assign wr_data_o = img_sh[DataW-1:0];

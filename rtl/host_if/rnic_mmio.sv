@@ -52,6 +52,8 @@ module rnic_mmio #(
   // requester, TX intake and receive engine idle, no CQE waiting or being
   // written; rnic_top): a QP_WRITE that resets a queue is done then
   input  logic        quiet_i,
+  // No read of a CQ's doorbell record under way (rnic_cqe_writer)
+  input  logic        cq_quiet_i,
   // No command waiting for quiet_i and no read answer going out (fast-forward)
   output logic        quiet_o
 );
@@ -136,13 +138,21 @@ module rnic_mmio #(
   // deregistration) waits the same way: the message being sent or answered
   // with the MR's bytes has read them all before the driver unmaps the pages
   // (a later packet checks the key again: a resent WQE at the requester,
-  // every WRITE packet at the responder).
-  logic busy_q, reset_go, mr_inval_go;
+  // every WRITE packet at the responder). A CQ_WRITE that invalidates (the
+  // CQ's destroy) stays busy until cq_quiet_i (busy_cq_q): a read of the
+  // CQ's doorbell record the CQE writer started (ahead, while CQEs went out)
+  // has returned before the driver unmaps the record (finding
+  // cq-dbrec-after-destroy). Its QPs are gone already (verbs destroys them
+  // first), so nothing else of the CQ is in flight, and the traffic of other
+  // QPs does not hold the destroy back.
+  logic busy_q, busy_cq_q, reset_go, mr_inval_go, cq_inval_go;
   assign reset_go = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp)) &&
                     (args_q[1][24 + rnic_pkg::QpFlagResetSq] ||
                      args_q[1][24 + rnic_pkg::QpFlagResetRq]);
   assign mr_inval_go = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr)) &&
                        !args_q[0][32];
+  assign cq_inval_go = go && (go_op == CmdCqWrite) && (mmio_wdata_i[31:8] < 24'(NCq)) &&
+                       !args_q[0][8];
   assign qp_wr_o = go && (go_op == CmdQpWrite) && (mmio_wdata_i[31:8] < 24'(NQp));
   assign cq_wr_o = go && (go_op == CmdCqWrite) && (mmio_wdata_i[31:8] < 24'(NCq));
   assign mr_wr_o = go && (go_op == CmdMrWrite) && (mmio_wdata_i[31:8] < 24'(NMr));
@@ -153,6 +163,7 @@ module rnic_mmio #(
       for (int i = 0; i < 8; i++) args_q[i] <= '0;
       cmd_result_q <= '0;
       busy_q <= 1'b0;
+      busy_cq_q <= 1'b0;
       mac_q <= '0;
       ip_q <= '0;
       query_idx_q <= '0;
@@ -163,6 +174,8 @@ module rnic_mmio #(
       // quiet_i counts from the cycle after the context write.
       if (reset_go || mr_inval_go) busy_q <= 1'b1;
       else if (quiet_i) busy_q <= 1'b0;
+      if (cq_inval_go) busy_cq_q <= 1'b1;
+      else if (cq_quiet_i) busy_cq_q <= 1'b0;
       if (wr && (addr == RegPortMac)) mac_q <= mmio_wdata_i[47:0];
       if (wr && (addr == RegPortIp)) ip_q <= mmio_wdata_i[31:0];
       if (go) begin
@@ -182,7 +195,7 @@ module rnic_mmio #(
     end
   end
 
-  assign quiet_o = !busy_q && !mmio_rvalid_o;
+  assign quiet_o = !busy_q && !busy_cq_q && !mmio_rvalid_o;
 
   // Read data: one cycle after the request.
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -200,7 +213,7 @@ module rnic_mmio #(
           RegCmdArg0, RegCmdArg0 + 16'h08, RegCmdArg0 + 16'h10, RegCmdArg0 + 16'h18,
           RegCmdArg0 + 16'h20, RegCmdArg0 + 16'h28, RegCmdArg0 + 16'h30, RegCmdArg0 + 16'h38:
             mmio_rdata_o <= args_q[addr[5:3]];
-          RegCmdStatus: mmio_rdata_o <= {48'd0, cmd_result_q, 7'd0, busy_q};
+          RegCmdStatus: mmio_rdata_o <= {48'd0, cmd_result_q, 7'd0, busy_q || busy_cq_q};
           RegCmdOut0: mmio_rdata_o <= out0_q;
           RegCmdOut0 + 16'h8: mmio_rdata_o <= out1_q;
           RegCntBase: mmio_rdata_o <= cnt_tx_pkts_i;

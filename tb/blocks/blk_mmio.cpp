@@ -147,7 +147,8 @@ int main(int argc, char **argv) {
   uint32_t ip = 0, qidx = 0;
   uint8_t result = 0;
   bool busy = false;          // a QP_WRITE that resets a queue waits for quiet_i
-  unsigned busy_reads = 0, reset_gos = 0, inval_gos = 0, bf_words = 0;
+  bool busy_cq = false;       // a CQ_WRITE that invalidates waits for cq_quiet_i
+  unsigned busy_reads = 0, reset_gos = 0, inval_gos = 0, cq_inval_gos = 0, bf_words = 0;
   QpView seen_prev;  // what the query inputs showed in the previous cycle
 
   // Doorbells: written by the host (accepted MMIO writes) and seen by the
@@ -338,6 +339,8 @@ int main(int argc, char **argv) {
     top.cnt_dma_rd_err_i = cnt[3];
     const bool quiet = r.chance(0.6);
     top.quiet_i = quiet;
+    const bool cq_quiet = r.chance(0.6);
+    top.cq_quiet_i = cq_quiet;
     top.eval();
     const QpView now_view = view_of(top.qp_query_idx_o);
     top.qp_query_state_i = now_view.state;
@@ -456,9 +459,10 @@ int main(int argc, char **argv) {
         arg_reads_nz += v != 0;
       } else if (a == RegCmdStatus) {
         // Busy only after a QP_WRITE that resets a queue or an MR_WRITE that
-        // invalidates, until quiet_i.
-        v = (uint64_t)result << 8 | busy;
-        busy_reads += busy;
+        // invalidates, until quiet_i, and after a CQ_WRITE that invalidates,
+        // until cq_quiet_i.
+        v = (uint64_t)result << 8 | (busy || busy_cq);
+        busy_reads += busy || busy_cq;
       } else if (a == RegCmdOut0 || a == RegCmdOut0 + 8) {
         // The OUT registers show the queried QP as the inputs showed it in
         // the previous cycle, so a read in the cycle right after the GO sees
@@ -479,13 +483,19 @@ int main(int argc, char **argv) {
     seen_prev = now_view;
     prev_query = false;
     {
-      // So does an MR_WRITE that invalidates (ARG0 bit 32 clear).
+      // So does an MR_WRITE that invalidates (ARG0 bit 32 clear); a
+      // CQ_WRITE that invalidates (ARG0 bit 8 clear: the CQ's destroy)
+      // waits for cq_quiet_i.
       const bool reset_go = go && go_op == CmdQpWrite && go_idx < NQP &&
                             ((args[1] >> 24) & 3) != 0;
       const bool inval_go = go && go_op == CmdMrWrite && go_idx < NMR && !((args[0] >> 32) & 1);
+      const bool cq_inval_go = go && go_op == CmdCqWrite && go_idx < NCQ &&
+                               !((args[0] >> 8) & 1);
       reset_gos += reset_go;
       inval_gos += inval_go;
+      cq_inval_gos += cq_inval_go;
       busy = (reset_go || inval_go) ? true : quiet ? false : busy;
+      busy_cq = cq_inval_go ? true : cq_quiet ? false : busy_cq;
     }
     if (take) {
       ops++;
@@ -545,18 +555,18 @@ int main(int argc, char **argv) {
                 stale_out > 10 && sq_host.size() > 3000 && n_rq > 1500 && n_srq > 1500 &&
                 rq_switch > 1000 && db_hi_in > 1000 && srq_stalls > 200 && cq_dbs > 500 &&
                 db_stalls > 1000 && ro_writes > 200 && arg_reads_nz > 500 && arg7_strobes > 100 &&
-                reset_gos > 50 && inval_gos > 20 && busy_reads > 5 && bf_words > 300 &&
-                go_stalls > 100,
+                reset_gos > 50 && inval_gos > 20 && cq_inval_gos > 20 && busy_reads > 5 &&
+                bf_words > 300 && go_stalls > 100,
             "weak coverage: strobes %u/%u/%u/%u, bad op %u, bad index %u (SRQ %u), OUT reads %u "
             "(%u right after GO), doorbells SQ %zu RQ %u SRQ %u (%u RQ/SRQ switches, %u with "
             "bit 63 written) CQ %u, %u stall cycles (%u SRQ), %u writes to RO/unmapped, %u "
             "non-zero ARG reads, %u strobes with ARG7 set, %u resetting QP_WRITEs, %u "
-            "invalidating MR_WRITEs, %u busy status reads, %u BlueFlame words, %u CMD_GO "
-            "stall cycles",
+            "invalidating MR_WRITEs, %u invalidating CQ_WRITEs, %u busy status reads, %u "
+            "BlueFlame words, %u CMD_GO stall cycles",
             strobes[0], strobes[1], strobes[2], strobes[3], bad_op, bad_idx, srq_bad_idx, out_reads,
             stale_out, sq_host.size(), n_rq, n_srq, rq_switch, db_hi_in, cq_dbs, db_stalls,
-            srq_stalls, ro_writes, arg_reads_nz, arg7_strobes, reset_gos, inval_gos, busy_reads,
-            bf_words, go_stalls);
+            srq_stalls, ro_writes, arg_reads_nz, arg7_strobes, reset_gos, inval_gos, cq_inval_gos,
+            busy_reads, bf_words, go_stalls);
   info("NQp=%u NCq=%u NMr=%u DataW=%u MaxRdOut=%u: CAPS 0x%016llx", NQP, NCQ, NMR, DATAW, MAXRD,
        (unsigned long long)caps_ref());
   info(

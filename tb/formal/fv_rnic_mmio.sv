@@ -11,7 +11,8 @@
 //   otherwise.
 // - A read returns the device id, the last value written to a command
 //   argument or the port MAC/IP, and the busy bit of a queue-resetting
-//   QP write or an MR invalidation until quiet_i says the NIC is quiet.
+//   QP write or an MR invalidation until quiet_i says the NIC is quiet, and
+//   of a CQ invalidation until cq_quiet_i (no doorbell-record read under way).
 // - At most one context strobe per cycle, only for a GO write of its
 //   command with an index inside its table.
 // Environment (assumed): nothing; every input is free (the host's requests,
@@ -31,7 +32,8 @@ module fv_rnic_mmio (
   input logic [63:0] cnt_rx_pkts_i,
   input logic [63:0] cnt_rx_drop_i,
   input logic [63:0] cnt_dma_rd_err_i,
-  input logic        quiet_i
+  input logic        quiet_i,
+  input logic        cq_quiet_i
 );
   localparam int unsigned N = 4;
   logic mmio_ready_o, mmio_rvalid_o, qp_wr_o, cq_wr_o, mr_wr_o, srq_wr_o;
@@ -49,7 +51,7 @@ module fv_rnic_mmio (
     .srq_wr_o, .cmd_idx_o, .cmd_args_o, .qp_query_idx_o, .qp_query_state_i, .qp_query_psn_i,
     .sq_db_valid_o, .sq_db_ready_i, .rq_db_valid_o, .rq_db_ready_i, .cq_db_valid_o,
     .db_data_o, .db_bf_o, .cnt_tx_pkts_i, .cnt_rx_pkts_i, .cnt_rx_drop_i, .cnt_dma_rd_err_i,
-    .quiet_i, .quiet_o
+    .quiet_i, .cq_quiet_i, .quiet_o
   );
 
   logic ran;
@@ -74,12 +76,15 @@ module fv_rnic_mmio (
   logic [8*64-1:0] arg_sh;  // flat: registers, not a memory, for Yosys
   logic [47:0] mac_sh;
   logic [31:0] ip_sh;
-  logic busy_sh, rd_q;
+  logic busy_sh, busy_cq_sh, rd_q;
   logic [15:0] rd_addr_q;
   logic [63:0] rd_exp_q;
   logic rd_chk_q;
   assign inval = go && (mmio_wdata_i[7:0] == 8'h20) && (mmio_wdata_i[31:8] < 24'(N)) &&
                  !arg_sh[32];
+  logic cq_inval;
+  assign cq_inval = go && (mmio_wdata_i[7:0] == 8'h10) && (mmio_wdata_i[31:8] < 24'(N)) &&
+                    !arg_sh[8];
   logic reset_go;
   assign reset_go = go && (mmio_wdata_i[7:0] == 8'h01) && (mmio_wdata_i[31:8] < 24'(N)) &&
                     (arg_sh[64 + 24 + rnic_pkg::QpFlagResetSq] ||
@@ -90,6 +95,7 @@ module fv_rnic_mmio (
       mac_sh <= '0;
       ip_sh <= '0;
       busy_sh <= 1'b0;
+      busy_cq_sh <= 1'b0;
       rd_q <= 1'b0;
       rd_chk_q <= 1'b0;
     end else begin
@@ -98,6 +104,8 @@ module fv_rnic_mmio (
       if (acc_wr && (a == 16'h018)) ip_sh <= mmio_wdata_i[31:0];
       if (reset_go || inval) busy_sh <= 1'b1;
       else if (quiet_i) busy_sh <= 1'b0;
+      if (cq_inval) busy_cq_sh <= 1'b1;
+      else if (cq_quiet_i) busy_cq_sh <= 1'b0;
       rd_q <= rd_req;
       rd_addr_q <= a;
       // What a read of these registers must return.
@@ -107,7 +115,7 @@ module fv_rnic_mmio (
       if (a == 16'h000) rd_exp_q <= 64'h524e_4943_0001_0000;
       else if (a == 16'h010) rd_exp_q <= {16'd0, mac_sh};
       else if (a == 16'h018) rd_exp_q <= {32'd0, ip_sh};
-      else if (a == 16'h148) rd_exp_q <= {63'd0, busy_sh};
+      else if (a == 16'h148) rd_exp_q <= {63'd0, busy_sh || busy_cq_sh};
       else rd_exp_q <= arg_sh[64*a[5:3] +: 64];
     end
   end
@@ -151,7 +159,7 @@ module fv_rnic_mmio (
       if (mr_wr_o) assert (mmio_wdata_i[7:0] == 8'h20);
       if (srq_wr_o) assert (mmio_wdata_i[7:0] == 8'h30);
       assert (cmd_args_o == arg_sh);
-      assert (quiet_o == (!busy_sh && !mmio_rvalid_o));
+      assert (quiet_o == (!busy_sh && !busy_cq_sh && !mmio_rvalid_o));
       assert (port_mac_o == mac_sh);
       assert (port_ip_o == ip_sh);
     end
