@@ -65,8 +65,8 @@ module rnic_cqe_writer #(
   output logic        ev_recv_o,
   output logic [23:0] ev_qpn_o,
   output logic [15:0] ev_idx_o,
-  // Nothing queued or being written, no doorbell-record read under way (a
-  // QP reset and a CQ destroy command wait for it)
+  // Nothing queued or being written (a QP reset command waits for it; a
+  // doorbell-record read is not a QP's DMA)
   output logic        idle_o,
   // No doorbell-record read under way (a CQ destroy command waits for it)
   output logic        dbrec_idle_o,
