@@ -382,57 +382,39 @@ module rnic_rx_engine #(
   end
 
   // The driver moved QPs to ERR (QP_WRITE with state ERR): each waits in
-  // u_err_pend once (err_in_q) until the engine flushes it, first thing
-  // when idle (StIdle: its in-flight records, then its receive queue).
+  // u_err_pend once until the engine flushes it, first thing when idle
+  // (StIdle: its in-flight records, then its receive queue).
   // Until stop 42 one register held one such QP, and a second move before
   // the engine was idle replaced it: the first QP's WQEs in flight then
   // waited for their ACK timeout (forever with timeout 0).
-  logic pend_err, errp_push, errp_pop, errp_in_ready;
+  logic pend_err, errp_pop;
   logic [QpW-1:0] errp_qpn;
-  logic [NQp-1:0] err_in_q;
-  logic [$clog2(NQp):0] errp_count;
-  rnic_fifo #(.Width(QpW), .Depth(NQp)) u_err_pend (
+  rnic_uniq_fifo #(.Width(QpW)) u_err_pend (
     .clk_i, .rst_ni,
-    .in_valid_i(errp_push), .in_ready_o(errp_in_ready), .in_data_i(qp_wr_idx_i[QpW-1:0]),
-    .out_valid_o(pend_err), .out_ready_i(errp_pop), .out_data_o(errp_qpn),
-    .count_o(errp_count)
+    .in_valid_i(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr) && (qp_wr_idx_i < 24'(NQp))),
+    .in_data_i(qp_wr_idx_i[QpW-1:0]),
+    .out_valid_o(pend_err), .out_ready_i(errp_pop), .out_data_o(errp_qpn)
   );
-  // Pushed unless queued already; the head leaving in this cycle is not.
-  assign errp_push = qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr) &&
-                     (qp_wr_idx_i < 24'(NQp)) &&
-                     (!err_in_q[qp_wr_idx_i[QpW-1:0]] ||
-                      (errp_pop && (errp_qpn == qp_wr_idx_i[QpW-1:0])));
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      err_in_q <= '0;
-    end else begin
-      if (errp_pop) err_in_q[errp_qpn] <= 1'b0;
-      if (errp_push) err_in_q[qp_wr_idx_i[QpW-1:0]] <= 1'b1;
-    end
-  end
 
   // Retire loop parameters
   logic flushing_q;       // complete everything with flush error
   // A receive queue flush of a QP in ERR yields after FlushBatch CQEs: the
-  // QP waits in flp (each QP once; FIFO of NQp) and the engine takes other
+  // QP waits in u_flush_pend (each QP once) and the engine takes other
   // work (doorbells, packets) before the next batch, so a hostile producer
   // index cannot hold the node for 65535 CQEs.
   localparam logic [3:0] FlushBatch = 4'd8;
   logic [3:0] fl_cnt_q;   // flush CQEs of this visit
-  logic flp_push, flp_pop, flp_valid, flp_in_ready;
-  logic [23:0] flp_qpn;
-  logic [NQp-1:0] flp_in_q;   // QP waiting in flp
-  logic [$clog2(NQp):0] flp_count;
-  rnic_fifo #(.Width(24), .Depth(NQp)) u_flush_pend (
+  logic fl_yield, flp_pop, flp_valid;
+  logic [QpW-1:0] flp_qpn;
+  rnic_uniq_fifo #(.Width(QpW)) u_flush_pend (
     .clk_i, .rst_ni,
-    .in_valid_i(flp_push), .in_ready_o(flp_in_ready), .in_data_i(qpn_q),
-    .out_valid_o(flp_valid), .out_ready_i(flp_pop), .out_data_o(flp_qpn),
-    .count_o(flp_count)
+    .in_valid_i(fl_yield), .in_data_i(q),
+    .out_valid_o(flp_valid), .out_ready_i(flp_pop), .out_data_o(flp_qpn)
   );
   // Delayed ACKs. A message whose last packet does not ask for an ACK
   // (AckReq clear: rnic_requester asks on signaled WQEs and on every
   // AckEvery-th) leaves its QP owing one: the QP waits in u_owe (each QP
-  // once, owe_in_q) and, once it has waited AckDelay cycles, gets an ACK
+  // once) and, once it has waited AckDelay cycles, gets an ACK
   // of everything received so far (StAckOwed, taken before the next
   // packet) - unless a job made for the QP since (an ACK, NAK or READ
   // response: each acknowledges as much) paid it (owe_q cleared). Under
@@ -441,30 +423,23 @@ module rnic_rx_engine #(
   // decides, for the QP of that cycle (wa_q).
   localparam logic [8:0] AckDelay = 9'd256;
   logic owe_set_q, owe_clr_q;
-  logic owe_push, owe_pop, owe_valid, owe_in_ready, owe_live, owe_first, owe_take;
+  logic owe_pop, owe_valid, owe_live, owe_first, owe_take;
   logic [QpW-1:0] owe_qpn;
-  logic [NQp-1:0] owe_q, owe_in_q;
+  logic [NQp-1:0] owe_q;
   logic [8:0] owe_age_q;
-  logic [$clog2(NQp):0] owe_count;
-  rnic_fifo #(.Width(QpW), .Depth(NQp)) u_owe (
+  rnic_uniq_fifo #(.Width(QpW)) u_owe (
     .clk_i, .rst_ni,
-    .in_valid_i(owe_push), .in_ready_o(owe_in_ready), .in_data_i(wa_q),
-    .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn),
-    .count_o(owe_count)
+    .in_valid_i(owe_set_q), .in_data_i(wa_q),
+    .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn)
   );
   assign owe_live = owe_valid && owe_q[owe_qpn];
   assign owe_first = owe_live && (owe_age_q == AckDelay);
-  // Pushed unless queued already; the head leaving in this cycle is not.
-  assign owe_push = owe_set_q && (!owe_in_q[wa_q] || (owe_pop && (owe_qpn == wa_q)));
   assign owe_pop = owe_valid && (!owe_live || owe_take);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       owe_q <= '0;
-      owe_in_q <= '0;
       owe_age_q <= '0;
     end else begin
-      if (owe_pop) owe_in_q[owe_qpn] <= 1'b0;
-      if (owe_push) owe_in_q[wa_q] <= 1'b1;
       if (owe_clr_q) owe_q[wa_q] <= 1'b0;
       if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) owe_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
       if (owe_set_q) owe_q[wa_q] <= 1'b1;
@@ -1199,19 +1174,10 @@ module rnic_rx_engine #(
                    !need_scqe_q && !need_rcqe_q && !job_v_q && !na_v && !flp_valid &&
                    !aev_valid_o && !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
                    !owe_valid && !owe_set_q && !owe_clr_q;
-  logic fl_more, fl_yield;
+  logic fl_more;
   assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
   assign fl_yield = (st_q == StRqFlush) && !need_rcqe_q && (fl_cnt_q == FlushBatch) &&
                     (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
-  assign flp_push = fl_yield && !flp_in_q[q] && flp_in_ready;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      flp_in_q <= '0;
-    end else begin
-      if (flp_pop) flp_in_q[flp_qpn[QpW-1:0]] <= 1'b0;
-      if (flp_push) flp_in_q[q] <= 1'b1;
-    end
-  end
 
   assign place_slot_o = slot_q;
   assign place_base_o = {8'd0, poff_q};
@@ -1609,7 +1575,7 @@ module rnic_rx_engine #(
             ret_st_q <= StIdle;
             st_q <= (na_d[39:16] >= 24'(NQp)) ? StIdle : na_d[40] ? StTxFault : StRetire;
           end else if (flp_valid) begin
-            qpn_q <= flp_qpn;   // the next batch of a yielded flush
+            qpn_q <= 24'(flp_qpn);   // the next batch of a yielded flush
             st_q <= StRqFlush;
           end else if (owe_take) begin
             qpn_q <= 24'(owe_qpn);   // a delayed ACK
@@ -2518,7 +2484,7 @@ module rnic_rx_engine #(
     end
   end
   logic unused;
-  assign unused = ^{flp_count, flp_qpn[23:QpW], owe_count, owe_in_ready, errp_count, errp_in_ready, query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
+  assign unused = ^{query_idx_i[23:QpW], rq_db_data_i[62:48], rq_db_data_i[31:24], rd_npkts[31:24], na_cnt,
                     aev_in_ready, aev_cnt, srq_wr_limit_i[31:10], srq_wr_limit_i[8:0],
                     ring_rd_idx_i[15:RingW]};
 
@@ -2527,15 +2493,13 @@ module rnic_rx_engine #(
   // Simulation checks (the model's builds): a WQE completes once and in
   // order (the record retired is in the ring and is the QP's next); the
   // responder's READ/atomic count stays within its 4 bits (a job is queued
-  // only under the QP's max_dest_rd_atomic, at most 15); a QP owing an ACK
-  // finds room in u_owe.
+  // only under the QP's max_dest_rd_atomic, at most 15). (The QP queues
+  // check their own room: rnic_uniq_fifo.)
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
       if (ret_out) assert (head_v && (head.wqe_idx == head_idx));
       if (rsp_inc) assert (rsp_out_q[q] != 4'hf);
-      if (owe_push) assert (owe_in_ready);  // each QP waits once: there is always room
-      if (errp_push) assert (errp_in_ready);  // likewise
     end
   end
   /* verilator coverage_on */
