@@ -269,6 +269,7 @@ def g_rd_resp(n, what):
     return ("node%d %s (rnic_rd_resp)" % (n, what), [
         (p + ".job_valid_i", F_BIN), (p + ".job_ready_o", F_BIN),
         (p + ".j_read", F_BIN), (p + ".j_psn[23:0]", F_DEC), (p + ".j_syn[7:0]", F_HEX),
+        (p + ".sv_q", F_BIN), (p + ".sel", F_BIN),
         (p + ".k_q[23:0]", F_DEC), (p + ".first", F_BIN), (p + ".last", F_BIN),
         (p + ".txd_valid_o", F_BIN), (p + ".txd_ready_i", F_BIN),
     ])

@@ -3,7 +3,10 @@
 // ACKs (with the original value), or RDMA READ response streams
 // (first/middle/last/only, path-MTU payloads read from host memory by the TX
 // builder). One queue keeps an ACK from passing the responses before it;
-// a newer ACK of the same QP replaces a queued one (rnic_rsp_job_q).
+// a newer ACK of the same QP replaces a queued one (rnic_rsp_job_q). A READ
+// response stream leaves the queue with its first frame, and the jobs of
+// other QPs behind it take turns with its frames (responses are ordered per
+// QP only).
 // done_o reports each READ or atomic job whose last frame left, which frees
 // one of the QP's responder resources (max_dest_rd_atomic). A QP moved to
 // RESET owes nothing: its jobs leave the queue without a frame, also the
@@ -37,6 +40,7 @@ module rnic_rd_resp #(
     .merged_o(merged)
   );
 
+  // The head job's fields
   logic j_read;
   logic [1:0] j_kind;
   logic [23:0] j_qpn, j_psn, j_msn;
@@ -46,7 +50,52 @@ module rnic_rd_resp #(
   logic j_dup;
   assign {j_kind, j_qpn, j_psn, j_syn, j_msn, j_addr, j_len, j_orig, j_dup} = j;
   assign j_read = (j_kind == rnic_pkg::JobRead);
-  assign ctx_idx_o = j_qpn;
+
+  // The READ response stream in progress. A READ job leaves the queue with
+  // its first frame (unless that is also its last) and its other frames
+  // come from here, so the jobs behind it of other QPs go out between them:
+  // the IBA orders a QP's responses, not those of different QPs, and an ACK
+  // no longer waits for another QP's whole stream (sys_ack_beside_read). A
+  // job of the stream's own QP, and another READ, wait for its end.
+  logic sv_q;
+  logic [rnic_pkg::RspJobW-1:0] s_q;
+  logic [31:0] sent_q;     // READ bytes already in earlier responses
+  logic [23:0] k_q;        // response packet number
+  logic [1:0] s_kind;
+  logic [23:0] s_qpn, s_psn, s_msn;
+  logic [7:0] s_syn;
+  logic [63:0] s_addr, s_orig;
+  logic [31:0] s_len;
+  logic s_dup;
+  assign {s_kind, s_qpn, s_psn, s_syn, s_msn, s_addr, s_len, s_orig, s_dup} = s_q;
+
+  // The source of this cycle's frame (sel: the stream): a frame offered
+  // and not taken stays offered (held_q); otherwise the two take turns
+  // (last_q: the stream's frame went last) when both have one.
+  logic held_q, sel_q, last_q, sel, head_ok;
+  assign head_ok = jv && (!sv_q || (!j_read && (j_qpn != s_qpn)));
+  assign sel = held_q ? sel_q : (sv_q && head_ok) ? !last_q : sv_q;
+
+  logic c_v, c_read, c_dup;
+  logic [1:0] c_kind;
+  logic [23:0] c_qpn, c_psn, c_msn, c_k;
+  logic [7:0] c_syn;
+  logic [63:0] c_addr, c_orig;
+  logic [31:0] c_len, c_sent;
+  assign c_v = sel ? sv_q : jv;
+  assign c_kind = sel ? s_kind : j_kind;
+  assign c_qpn = sel ? s_qpn : j_qpn;
+  assign c_psn = sel ? s_psn : j_psn;
+  assign c_msn = sel ? s_msn : j_msn;
+  assign c_syn = sel ? s_syn : j_syn;
+  assign c_addr = sel ? s_addr : j_addr;
+  assign c_orig = sel ? s_orig : j_orig;
+  assign c_len = sel ? s_len : j_len;
+  assign c_dup = sel ? s_dup : j_dup;
+  assign c_k = sel ? k_q : '0;
+  assign c_sent = sel ? sent_q : '0;
+  assign c_read = (c_kind == rnic_pkg::JobRead);
+  assign ctx_idx_o = c_qpn;
 
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
@@ -55,70 +104,77 @@ module rnic_rd_resp #(
   logic [12:0] mtu;
   assign mtu = rnic_pkg::mtu_bytes(ctx.pmtu);
 
-  logic [31:0] sent_q;     // READ bytes already in earlier responses
-  logic [23:0] k_q;        // response packet number
   logic [31:0] left;
   logic first, last;
   logic [12:0] pay;
-  assign left = j_len - sent_q;
-  assign first = (k_q == 24'd0);
+  assign left = c_len - c_sent;
+  assign first = (c_k == 24'd0);
   assign last = (left <= {19'd0, mtu});
   assign pay = last ? left[12:0] : mtu;
 
   rnic_pkg::txd_t t;
   always_comb begin
     t = '0;
-    t.qpn = j_qpn;
-    t.aeth_syn = j_syn;
-    t.aeth_msn = j_msn;
-    if (j_kind == rnic_pkg::JobAtomic) begin
+    t.qpn = c_qpn;
+    t.aeth_syn = c_syn;
+    t.aeth_msn = c_msn;
+    if (c_kind == rnic_pkg::JobAtomic) begin
       t.opcode = rnic_pkg::OpAtomicAck;
-      t.psn = j_psn;
-      t.atomic_swap = j_orig;
-    end else if (!j_read) begin
+      t.psn = c_psn;
+      t.atomic_swap = c_orig;
+    end else if (!c_read) begin
       t.opcode = rnic_pkg::OpAck;
-      t.psn = j_psn;
+      t.psn = c_psn;
     end else begin
-      t.psn = j_psn + k_q;
+      t.psn = c_psn + c_k;
       t.opcode = (first && last) ? rnic_pkg::OpReadRespOnly :
                  first ? rnic_pkg::OpReadRespFirst :
                  last ? rnic_pkg::OpReadRespLast : rnic_pkg::OpReadRespMiddle;
       t.pay_len = pay;
       t.nchunk = (pay != 13'd0) ? 3'd1 : 3'd0;
-      t.chunk_addr[63:0] = j_addr + {32'd0, sent_q};
+      t.chunk_addr[63:0] = c_addr + {32'd0, c_sent};
       t.chunk_len[12:0] = pay;
     end
   end
-  // The reset command waits for this queue to drain (rnic_mmio's quiet), so
-  // no job of a reset QP is left when the QP is used again. A frame already
-  // offered stays offered until taken (valid is not withdrawn).
-  logic held_q, drop;
-  assign drop = jv && !held_q && (ctx.state == rnic_pkg::QpsReset);
+  // The reset command waits for this queue and the stream to drain
+  // (rnic_mmio's quiet), so no job of a reset QP is left when the QP is
+  // used again. A frame already offered stays offered until taken (valid
+  // is not withdrawn).
+  logic drop, sent;
+  assign drop = c_v && !held_q && (ctx.state == rnic_pkg::QpsReset);
   assign txd_o = t;
-  assign txd_valid_o = jv && !drop;
-  assign jpop = drop || (jv && txd_ready_i && (!j_read || last));
-  assign done_o = jpop && !drop && (j_kind != rnic_pkg::JobAck) && !j_dup;
-  assign done_qpn_o = j_qpn;
-  assign quiet_o = !jv;
+  assign txd_valid_o = c_v && !drop;
+  assign sent = txd_valid_o && txd_ready_i;
+  // The head leaves with its frame (a READ's first) or when dropped.
+  assign jpop = !sel && (drop || sent);
+  assign done_o = sent && (c_kind != rnic_pkg::JobAck) && !c_dup && (!c_read || last);
+  assign done_qpn_o = c_qpn;
+  assign quiet_o = !jv && !sv_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       held_q <= 1'b0;
+      sel_q <= 1'b0;
+      last_q <= 1'b0;
+      sv_q <= 1'b0;
+      s_q <= '0;
+      sent_q <= '0;
+      k_q <= '0;
     end else begin
       held_q <= txd_valid_o && !txd_ready_i;
-    end
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      sent_q <= '0;
-      k_q <= '0;
-    end else if (jpop) begin
-      sent_q <= '0;
-      k_q <= '0;
-    end else if (jv && txd_ready_i) begin
-      sent_q <= sent_q + {19'd0, pay};
-      k_q <= k_q + 24'd1;
+      sel_q <= sel;
+      if (sent) last_q <= sel;
+      if (sel && (drop || (sent && last))) begin
+        sv_q <= 1'b0;   // the stream's last frame left, or its QP was reset
+      end else if (sel && sent) begin
+        sent_q <= sent_q + {19'd0, pay};
+        k_q <= k_q + 24'd1;
+      end else if (!sel && sent && c_read && !last) begin
+        sv_q <= 1'b1;   // a READ's first frame left: the rest is the stream's
+        s_q <= j;
+        sent_q <= {19'd0, pay};
+        k_q <= 24'd1;
+      end
     end
   end
 

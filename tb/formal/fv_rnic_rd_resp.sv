@@ -1,24 +1,27 @@
-// Properties of rnic_rd_resp (JobDepth 2): the READ response streams and
-// atomic ACKs it sends. Against a shadow queue of the READ and atomic jobs
-// taken (ACK jobs may merge in the job queue; these never do):
+// Properties of rnic_rd_resp (JobDepth 2, two QPs): the READ response
+// streams and atomic ACKs it sends. Against a shadow queue per QP of the
+// READ and atomic jobs taken (ACK jobs may merge in the job queue; these
+// never do):
 // - every frame is an ACK, a READ response or an atomic ACK;
 // - a READ job becomes consecutive frames of its QP, FIRST/MIDDLE.../LAST or
 //   ONLY, with PSNs from the job's PSN on, path-MTU payloads but the last,
 //   which carries what is left (1 to MTU bytes, or 0 for a zero-length
 //   READ), each read from the job's address plus the bytes before it; no
-//   other frame comes between them;
-// - an atomic job becomes one atomic ACK with its QPN, PSN and original value;
+//   other frame of its QP comes between them (frames of the other QP may:
+//   responses are ordered per QP; until stop 48 nothing came between);
+// - an atomic job becomes one atomic ACK with its QPN, PSN and original
+//   value, after the QP's READ and atomic jobs before it;
 // - done_o pulses exactly when the last frame of a READ or atomic job that
 //   is not a duplicate leaves, with its QPN;
 // - the frame descriptor holds valid and data until taken;
-// - once the QP is in RESET only a frame offered before and not yet taken
+// - once the QPs are in RESET only a frame offered before and not yet taken
 //   goes out (valid is not withdrawn); every other queued job, and the rest
 //   of a READ response stream, is dropped without a frame or done_o.
 // Environment (assumed): the engine holds a job's valid and data until
-// taken; job kinds are ACK, READ or atomic; the QP context (its path MTU)
-// stays fixed from reset, but its state may become RESET in any cycle (and
-// stays so); QPNs, PSNs, addresses, lengths and readiness are otherwise
-// free.
+// taken; job kinds are ACK, READ or atomic, of QP 0 or 1; the QP context
+// (its path MTU, the same for both QPs) stays fixed from reset, but its
+// state may become RESET in any cycle (and stays so); PSNs, addresses,
+// lengths and readiness are otherwise free.
 module fv_rnic_rd_resp (
   input logic        clk_i,
   input logic        rst_ni,
@@ -67,51 +70,77 @@ module fv_rnic_rd_resp (
   assign jin = job_i;
   assign f = txd_o;
 
-  // Shadow queue of READ and atomic jobs (the job queue holds 2, one more
-  // may be in the frame being sent): h is the oldest. An empty job queue
-  // passes a job through, so with none queued the head is the one arriving
-  // (a frame sent in that cycle is its first; it is stored only if more
-  // frames follow).
-  logic [rnic_pkg::RspJobW-1:0] sh0, sh1, sh2;
-  logic [1:0] n;
-  logic push, pop, take, sent;
-  assign h = (n == 2'd0) ? jin : sh0;
+  // A shadow queue per QP of its READ and atomic jobs (the job queue holds
+  // 2, the stream one more): sh[x][0] is QP x's oldest. An empty job queue
+  // passes a job through, so with none of its QP's queued the head is the
+  // one arriving (a frame sent in that cycle is its first).
+  localparam int unsigned JW = rnic_pkg::RspJobW;
+  logic [JW-1:0] s00, s01, s02, s10, s11, s12;   // s<QP><entry>
+  logic [1:0] n0, n1, nx;
+  logic [23:0] k0, k1, kx;             // the head's frames so far
+  logic [31:0] db0, db1, dbx;          // and the bytes they carried
+  logic take, sent, fx, push, pop, px0, px1, qx0, qx1;
   assign take = job_valid_i && job_ready_o;
   assign push = take && (jin.kind != rnic_pkg::JobAck) && !is_rst;
   assign sent = txd_valid_o && txd_ready_i;
-  // The head's frames so far and the bytes they carried.
-  logic [23:0] k;
-  logic [31:0] done_bytes, left;
+  assign fx = f.qpn[0];                // the frame's QP
+  assign nx = fx ? n1 : n0;
+  assign kx = fx ? k1 : k0;
+  assign dbx = fx ? db1 : db0;
+  assign h = (nx == 2'd0) ? jin : fx ? s10 : s00;
+  logic [31:0] left;
   logic is_rd, is_at, last;
   assign is_rd = (f.opcode >= rnic_pkg::OpReadRespFirst) && (f.opcode <= rnic_pkg::OpReadRespOnly);
   assign is_at = (f.opcode == rnic_pkg::OpAtomicAck);
-  assign left = h.len - done_bytes;
+  assign left = h.len - dbx;
   assign last = (left <= mtu);
   assign pop = sent && (is_at || (is_rd && last));
+  assign px0 = push && !jin.qpn[0];
+  assign px1 = push && jin.qpn[0];
+  assign qx0 = pop && !fx;
+  assign qx1 = pop && fx;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      n <= '0;
-      k <= '0;
-      done_bytes <= '0;
+      n0 <= '0;
+      n1 <= '0;
+      k0 <= '0;
+      k1 <= '0;
+      db0 <= '0;
+      db1 <= '0;
     end else begin
-      n <= n + 2'(push) - 2'(pop);
-      if (pop) begin
-        k <= '0;
-        done_bytes <= '0;
-      end else if (sent && is_rd) begin
-        k <= k + 24'd1;
-        done_bytes <= done_bytes + mtu;
+      n0 <= n0 + 2'(px0) - 2'(qx0);
+      n1 <= n1 + 2'(px1) - 2'(qx1);
+      if (qx0) begin
+        k0 <= '0;
+        db0 <= '0;
+      end else if (sent && is_rd && !fx) begin
+        k0 <= k0 + 24'd1;
+        db0 <= db0 + mtu;
+      end
+      if (qx1) begin
+        k1 <= '0;
+        db1 <= '0;
+      end else if (sent && is_rd && fx) begin
+        k1 <= k1 + 24'd1;
+        db1 <= db1 + mtu;
       end
     end
-    if (pop) begin
-      sh0 <= sh1;
-      sh1 <= sh2;
+    if (qx0) begin
+      s00 <= s01;
+      s01 <= s02;
+    end
+    if (qx1) begin
+      s10 <= s11;
+      s11 <= s12;
     end
     // (n 0 with push and pop: sent in the cycle it arrived, never stored)
-    if (push && (n - 2'(pop) == 2'd0)) sh0 <= job_i;
-    if (push && (n - 2'(pop) == 2'd1)) sh1 <= job_i;
-    if (push && (n - 2'(pop) == 2'd2)) sh2 <= job_i;
+    if (px0 && (n0 - 2'(qx0) == 2'd0)) s00 <= job_i;
+    if (px0 && (n0 - 2'(qx0) == 2'd1)) s01 <= job_i;
+    if (px0 && (n0 - 2'(qx0) == 2'd2)) s02 <= job_i;
+    if (px1 && (n1 - 2'(qx1) == 2'd0)) s10 <= job_i;
+    if (px1 && (n1 - 2'(qx1) == 2'd1)) s11 <= job_i;
+    if (px1 && (n1 - 2'(qx1) == 2'd2)) s12 <= job_i;
   end
 
   logic in_wait, out_wait;
@@ -131,20 +160,25 @@ module fv_rnic_rd_resp (
         assume (job_i == in_q);
       end
       assume (jin.kind != 2'd3);
+      assume (jin.qpn[23:1] == 23'd0);
 
       // In RESET only a frame offered before (and not yet taken) goes out.
       if (is_rst && txd_valid_o) assert (out_wait);
       if (is_rst && done_o) assert (out_wait);
-      assert (n != 2'd3);
-      // Every frame is one of the three; responses belong to the head job.
+      // No QP has more READ/atomic jobs than the queue and the stream hold.
+      if (px0 && !qx0) assert (n0 != 2'd3);
+      if (px1 && !qx1) assert (n1 != 2'd3);
+      // Every frame is one of the three; responses belong to their QP's
+      // head job.
       if (txd_valid_o) begin
         assert (is_rd || is_at || (f.opcode == rnic_pkg::OpAck));
-        // Nothing comes between the frames of a READ response.
-        if (k != 24'd0) assert (is_rd);
+        assert (f.qpn[23:1] == 23'd0);
+        // Nothing of its QP comes between the frames of a READ response.
+        if (kx != 24'd0) assert (is_rd);
         if (is_rd || is_at) begin
-          assert ((n != 2'd0) || push);
+          assert ((nx != 2'd0) || (push && (jin.qpn[0] == fx)));
           assert (f.qpn == h.qpn);
-          assert (f.psn == h.psn + k);
+          assert (f.psn == h.psn + kx);
         end
         if (is_at) begin
           assert (h.kind == rnic_pkg::JobAtomic);
@@ -152,13 +186,13 @@ module fv_rnic_rd_resp (
         end
         if (is_rd) begin
           assert (h.kind == rnic_pkg::JobRead);
-          assert (f.opcode == ((k == 24'd0) ? (last ? rnic_pkg::OpReadRespOnly :
+          assert (f.opcode == ((kx == 24'd0) ? (last ? rnic_pkg::OpReadRespOnly :
                                                       rnic_pkg::OpReadRespFirst) :
                                (last ? rnic_pkg::OpReadRespLast :
                                        rnic_pkg::OpReadRespMiddle)));
           assert ({19'd0, f.pay_len} == (last ? left : mtu));
           assert (f.nchunk == ((f.pay_len != 13'd0) ? 3'd1 : 3'd0));
-          assert (f.chunk_addr[63:0] == h.addr + {32'd0, done_bytes});
+          assert (f.chunk_addr[63:0] == h.addr + {32'd0, dbx});
           assert (f.chunk_len[12:0] == f.pay_len);
         end
       end
