@@ -83,13 +83,13 @@ module rnic_rd_resp #(
   logic [63:0] c_addr, c_orig;
   logic [31:0] c_len, c_sent;
   assign c_v = sel ? sv_q : jv;
-  assign c_kind = sel ? s_kind : j_kind;
+  assign c_kind = sel ? rnic_pkg::JobRead : j_kind;   // the stream is a READ
   assign c_qpn = sel ? s_qpn : j_qpn;
   assign c_psn = sel ? s_psn : j_psn;
   assign c_msn = sel ? s_msn : j_msn;
   assign c_syn = sel ? s_syn : j_syn;
   assign c_addr = sel ? s_addr : j_addr;
-  assign c_orig = sel ? s_orig : j_orig;
+  assign c_orig = j_orig;   // an atomic's, never the stream's
   assign c_len = sel ? s_len : j_len;
   assign c_dup = sel ? s_dup : j_dup;
   assign c_k = sel ? k_q : '0;
@@ -179,5 +179,6 @@ module rnic_rd_resp #(
   end
 
   logic unused;
-  assign unused = merged;  // visible in traces: an ACK was coalesced
+  assign unused = ^{merged,            // visible in traces: an ACK was coalesced
+                    s_kind, s_orig};   // the stream's kind is READ; orig is an atomic's
 endmodule

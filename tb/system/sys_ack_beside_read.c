@@ -34,7 +34,7 @@ int main(void)
 	struct ibv_wc wc[NW + 1];
 	struct ibv_sge sg;
 	struct ibv_qp *qb[2];
-	uint64_t c0, c_last_write = 0, c_read = 0;
+	uint64_t c0, c_first_write = 0, c_last_write = 0, c_read = 0;
 	int i, n, got, read_at = -1;
 
 	t_pair_default_cfg(&cfg);
@@ -73,6 +73,8 @@ int main(void)
 			c_read = rnic_verbs_sim_cycle() - c0;
 		} else {
 			c_last_write = rnic_verbs_sim_cycle() - c0;
+			if (!c_first_write)
+				c_first_write = c_last_write;
 		}
 	}
 	for (i = 0, n = 0; i < NW + 1; i++) {
@@ -88,8 +90,8 @@ int main(void)
 	CHECK_MEM(a.p, b.p, RLEN);
 	CHECK_MEM(b.p + RLEN, a.p + RLEN, NW * 64);
 	printf("sys_ack_beside_read: READ completed %d-th, at cycle %" PRIu64
-	       "; the last WRITE at cycle %" PRIu64 "\n",
-	       read_at + 1, c_read, c_last_write);
+	       "; the WRITEs from cycle %" PRIu64 " to %" PRIu64 "\n",
+	       read_at + 1, c_read, c_first_write, c_last_write);
 	CHECKF(read_at >= NW / 2, "the READ completed before WRITE %d of the other QP",
 	       read_at + 1);
 	t_buf_free(&a);
