@@ -7,7 +7,8 @@
  *   rnic_bench_op [--op write|read|send|fadd|cswap] [--size B] [--msgs N]
  *                 [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]
  *                 [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]
- *                 [--cq-period US] [--event-timeout US]] [--counters K] [--kv]
+ *                 [--cq-period US] [--event-timeout US]] [--counters K]
+ *                 [--bg-read B] [--kv]
  *
  * Q RC QPs on each node share one send CQ (and, for SEND, one receive CQ);
  * rnic0 posts N signaled WRs round-robin over its QPs with up to W
@@ -34,6 +35,11 @@
  * --cq-count/--cq-period set the CQ's moderation first (ibv_modify_cq).
  * Reported: the events (interrupts) taken in the loaded run, events per
  * message, and the waits that timed out.
+ *
+ * --bg-read B: during the loaded run rnic0 also reads B bytes from rnic1 on
+ * a QP of its own, two READs outstanding all the time (a READ response
+ * stream from rnic1 beside the measured operation's responses; its bytes
+ * are checked at the end). Reported: the READs completed.
  *
  * By default it prints a table; with --kv one line of key=value pairs
  * (the sweep runner reads it). A benchmark, not a test: CTest runs it only
@@ -78,6 +84,7 @@ struct opts {
 	int event_timeout_us;
 	int chain;
 	int counters;	/* atomics: 8-byte words they go round-robin over */
+	uint32_t bg_read;	/* background READ size (0: none) */
 };
 
 struct bench {
@@ -95,6 +102,12 @@ struct bench {
 	uint64_t *lat;		/* per WR latencies, then sorted */
 	int *out;		/* outstanding per QP */
 	uint64_t atomics;	/* FETCH_AND_ADDs done */
+	/* --bg-read: rnic0's QP bg_qp[0] reads bg_src (rnic1) into bg_dst */
+	struct ibv_qp *bg_qp[2];
+	struct ibv_cq *bg_cq;
+	struct t_buf bg_src, bg_dst;
+	int bg_out;
+	uint64_t bg_done;
 };
 
 static double now_s(void)
@@ -111,7 +124,8 @@ static void usage(void)
 		"usage: rnic_bench_op [--op write|read|send|fadd|cswap] [--size B] [--msgs N]\n"
 		"                     [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]\n"
 		"                     [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]\n"
-		"                     [--cq-period US] [--event-timeout US]] [--counters K] [--kv]\n");
+		"                     [--cq-period US] [--event-timeout US]] [--counters K]\n"
+		"                     [--bg-read B] [--kv]\n");
 	exit(2);
 }
 
@@ -189,6 +203,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->chain = (int)arg_num(argc, argv, &i, 1, MAX_CHAIN);
 		} else if (!strcmp(a, "--counters")) {
 			o->counters = (int)arg_num(argc, argv, &i, 1, 4096);
+		} else if (!strcmp(a, "--bg-read")) {
+			o->bg_read = (uint32_t)arg_num(argc, argv, &i, 1, 1 << 20);
 		} else if (!strcmp(a, "--kv")) {
 			o->kv = 1;
 		} else {
@@ -411,6 +427,54 @@ static void unloaded(struct bench *b, struct result *r)
 	r->ul_max = n ? b->lat[n - 1] : 0;
 }
 
+/* --bg-read: keep two READs outstanding; take what completed. */
+static void bg_pump(struct bench *b)
+{
+	struct ibv_wc wc[2];
+	int n, i;
+
+	if (!b->bg_qp[0])
+		return;
+	n = ibv_poll_cq(b->bg_cq, 2, wc);
+	CHECKF(n >= 0, "ibv_poll_cq (background): %d", n);
+	for (i = 0; i < n; i++) {
+		CHECKF(wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == IBV_WC_RDMA_READ,
+		       "background READ: status %s, opcode %s", t_status_str(wc[i].status),
+		       t_opcode_str(wc[i].opcode));
+		b->bg_out--;
+		b->bg_done++;
+	}
+	while (b->bg_out < 2) {
+		struct ibv_sge sg = t_sge(&b->bg_dst, 0, b->o.bg_read);
+
+		POST_SEND(b->bg_qp[0], b->bg_done + (uint64_t)b->bg_out, IBV_WR_RDMA_READ,
+			  IBV_SEND_SIGNALED, &sg, 1, t_addr(&b->bg_src, 0), b->bg_src.mr->rkey, 0);
+		b->bg_out++;
+	}
+}
+
+static void bg_drain(struct bench *b)
+{
+	long empty = 0;
+
+	while (b->bg_qp[0] && b->bg_out) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(b->bg_cq, 1, &wc);
+
+		CHECKF(n >= 0, "ibv_poll_cq (background): %d", n);
+		if (!n) {
+			CHECKF(++empty < T_POLL_BOUND, "background READs: %d outstanding", b->bg_out);
+			continue;
+		}
+		CHECKF(wc.status == IBV_WC_SUCCESS, "background READ: status %s",
+		       t_status_str(wc.status));
+		b->bg_out--;
+		b->bg_done++;
+	}
+	if (b->bg_qp[0])
+		CHECK_MEM(b->bg_dst.p, b->bg_src.p, b->o.bg_read);
+}
+
 static void loaded(struct bench *b, struct result *r)
 {
 	const struct opts *o = &b->o;
@@ -427,6 +491,7 @@ static void loaded(struct bench *b, struct result *r)
 	while (done < o->msgs) {
 		int tries, n;
 
+		bg_pump(b);
 		/* Round-robin: each QP gets its window refilled in turn. */
 		for (tries = 0; tries < o->qps && posted < o->msgs; tries++) {
 			while (b->out[q] < o->window && posted < o->msgs) {
@@ -464,6 +529,7 @@ static void loaded(struct bench *b, struct result *r)
 	}
 	r->wall_s = now_s() - w0;
 	r->total = rnic_verbs_sim_cycle() - c0;
+	bg_drain(b);
 	if (o->msgs > done_at_first && r->last_done_at > r->first_done_at)
 		r->cpm_steady = (double)(r->last_done_at - r->first_done_at) /
 				(o->msgs - done_at_first);
@@ -557,6 +623,22 @@ static void setup(struct bench *b)
 			sizeof(*b->lat));
 	b->out = calloc((size_t)o->qps, sizeof(*b->out));
 	CHECK(b->post_at && b->lat && b->out);
+	if (o->bg_read) {
+		struct t_qp_caps bc = caps;
+
+		bc.max_send_wr = 2;
+		bc.max_inline_data = 0;
+		b->bg_cq = t_create_cq_ch(b->ctx[0], 4, NULL, NULL);
+		b->bg_qp[0] = t_create_qp(b->pd[0], b->bg_cq, b->bg_cq, IBV_QPT_RC, 0, &bc, NULL);
+		b->bg_qp[1] = t_create_qp(b->pd[1], b->scq[1], b->rcq, IBV_QPT_RC, 0, &bc, NULL);
+		t_qp_to_rts_attrs(b->bg_qp[0], mtu_enum(o->mtu), &g[1], b->bg_qp[1]->qp_num,
+				  0x300, 0x400, &at);
+		t_qp_to_rts_attrs(b->bg_qp[1], mtu_enum(o->mtu), &g[0], b->bg_qp[0]->qp_num,
+				  0x400, 0x300, &at);
+		t_buf_alloc_access(&b->bg_src, b->pd[1], o->bg_read, access);
+		t_buf_alloc_access(&b->bg_dst, b->pd[0], o->bg_read, access);
+		t_fill(b->bg_src.p, o->bg_read, 0xb6);
+	}
 }
 
 static void check_data(struct bench *b)
@@ -591,6 +673,13 @@ static void teardown(struct bench *b)
 	for (q = 0; q < b->o.qps; q++)
 		for (i = 0; i < 2; i++)
 			CHECK_OK(ibv_destroy_qp(b->qp[i][q]));
+	if (b->bg_qp[0]) {
+		CHECK_OK(ibv_destroy_qp(b->bg_qp[0]));
+		CHECK_OK(ibv_destroy_qp(b->bg_qp[1]));
+		CHECK_OK(ibv_destroy_cq(b->bg_cq));
+		t_buf_free(&b->bg_src);
+		t_buf_free(&b->bg_dst);
+	}
 	t_buf_free(&b->src);
 	t_buf_free(&b->dst);
 	CHECK_OK(ibv_destroy_cq(b->rcq));
@@ -629,13 +718,14 @@ int main(int argc, char **argv)
 		       "load_lat_p50=%" PRIu64 " load_lat_p90=%" PRIu64 " load_lat_p99=%" PRIu64
 		       " load_lat_max=%" PRIu64 " events=%" PRIu64 " events_per_msg=%.4f"
 		       " event_timeouts=%" PRIu64
-		       " cq_count=%d cq_period=%d counters=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
+		       " cq_count=%d cq_period=%d counters=%d bg_read=%u bg_reads=%" PRIu64
+		       " sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
 		       op_names[o->op], o->size, o->msgs, o->qps, o->window, o->mtu,
 		       o->poll_batch, o->inl, o->chain, rnic_verbs_data_bits(), r.ul_min, r.ul_p50,
 		       r.ul_p99, r.ul_max, r.total, r.cpm_steady, r.rate_mpps,
 		       r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99, r.ll_max,
 		       b.events, (double)b.events / o->msgs, b.timeouts, o->cq_count, o->cq_period,
-		       o->counters, rnic_verbs_sim_cycle(), r.sim_cps);
+		       o->counters, o->bg_read, b.bg_done, rnic_verbs_sim_cycle(), r.sim_cps);
 	} else {
 		printf("## %s %u B rnic0 -> rnic1: %d QPs, window %d, path MTU %d, poll batch %d%s, datapath %u bits\n\n",
 		       op_names[o->op], o->size, o->qps, o->window, o->mtu, o->poll_batch,
@@ -648,6 +738,9 @@ int main(int argc, char **argv)
 		       r.ul_min, r.ul_p50, r.ul_p99, r.ul_max, o->msgs, r.total, r.cpm_steady,
 		       r.rate_mpps, r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99,
 		       r.ll_max, r.sim_cps);
+		if (o->bg_read)
+			printf("\nBeside it: %" PRIu64 " READs of %u bytes from rnic1 (two outstanding)\n",
+			       b.bg_done, o->bg_read);
 		if (o->events)
 			printf("\n%" PRIu64 " CQ events (interrupts) for %d messages: %.3f per message; "
 			       "%" PRIu64 " waits timed out; moderation count %d, period %d us\n",
