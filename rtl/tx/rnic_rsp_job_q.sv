@@ -1,10 +1,12 @@
 // rnic_rsp_job_q: the responder's job queue in front of the transmit side,
 // with ACK coalescing. A plain ACK (AETH syndrome ACK) that arrives while
-// the newest queued job is a plain ACK of the same QP for an older or equal
-// PSN replaces it instead of taking a new entry: one frame then acknowledges
+// the newest queued job of its QP is a plain ACK for an older or equal PSN
+// replaces it instead of taking a new entry: one frame then acknowledges
 // both (the requester's completer retires everything up to the newer MSN).
-// Only the tail is replaced, never the head the transmit side is reading,
-// so job order per QP is kept and no frame changes while it is built. A
+// Jobs of other QPs may sit behind the one replaced (until stop 48 only
+// the tail was, so the ACKs of QPs that alternate never merged); nothing of
+// its own QP does, so job order per QP is kept. The head the transmit side
+// is reading is never replaced, so no frame changes while it is built. A
 // replacement needs no free entry, so a burst of ACKs behind a long READ
 // response stream does not stall the receive path. An empty queue passes a
 // job straight through (no cycle in the queue for a lone ACK); a job the
@@ -26,22 +28,43 @@ module rnic_rsp_job_q #(
   localparam logic [AddrW:0] DepthC = (AddrW+1)'(Depth);
   logic [rnic_pkg::RspJobW-1:0] mem_q [Depth];
   logic [AddrW:0] wr_q, rd_q, count;
-  logic [AddrW-1:0] tail_idx;
   /* verilator lint_off UNUSEDSIGNAL */  // only kind, qpn, psn and syn decide a merge
-  rnic_pkg::rsp_job_t in_job, tail_job;
+  rnic_pkg::rsp_job_t in_job, m_job;
   /* verilator lint_on UNUSEDSIGNAL */
   logic push, pop, merge, empty, bypass;
 
   assign count = wr_q - rd_q;
-  assign tail_idx = wr_q[AddrW-1:0] - 1'b1;
   assign in_job = in_data_i;
-  assign tail_job = mem_q[tail_idx];
 
-  // The tail is not the head (count >= 2), so the reader never sees it change.
-  assign merge = in_valid_i && (count >= (AddrW+1)'(2)) &&
+  // The newest queued job of the arriving job's QP (m_idx; m_hit: there is
+  // one), found from the head on. Not the head itself (m_pos 0): the reader
+  // never sees an entry change.
+  logic m_hit;
+  logic [AddrW-1:0] m_idx, m_pos, e_idx;
+  /* verilator lint_off UNUSEDSIGNAL */  // only the QPN of each entry is compared
+  rnic_pkg::rsp_job_t e_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_comb begin
+    m_hit = 1'b0;
+    m_idx = '0;
+    m_pos = '0;
+    e_idx = '0;
+    e_job = '0;
+    for (int unsigned p = 0; p < Depth; p++) begin
+      e_idx = rd_q[AddrW-1:0] + AddrW'(p);
+      e_job = mem_q[e_idx];
+      if (((AddrW+1)'(p) < count) && (e_job.qpn == in_job.qpn)) begin
+        m_hit = 1'b1;
+        m_idx = e_idx;
+        m_pos = AddrW'(p);
+      end
+    end
+  end
+  assign m_job = mem_q[m_idx];
+  assign merge = in_valid_i && m_hit && (m_pos != '0) &&
                  (in_job.kind == rnic_pkg::JobAck) && (in_job.syn == rnic_pkg::AethAck) &&
-                 (tail_job.kind == rnic_pkg::JobAck) && (tail_job.syn == rnic_pkg::AethAck) &&
-                 (in_job.qpn == tail_job.qpn) && rnic_pkg::psn_ge(in_job.psn, tail_job.psn);
+                 (m_job.kind == rnic_pkg::JobAck) && (m_job.syn == rnic_pkg::AethAck) &&
+                 rnic_pkg::psn_ge(in_job.psn, m_job.psn);
 
   assign empty = (count == '0);
   assign in_ready_o = merge || (count < DepthC);
@@ -64,6 +87,6 @@ module rnic_rsp_job_q #(
 
   always_ff @(posedge clk_i) begin
     if (push) mem_q[wr_q[AddrW-1:0]] <= in_data_i;
-    else if (merge) mem_q[tail_idx] <= in_data_i;
+    else if (merge) mem_q[m_idx] <= in_data_i;
   end
 endmodule

@@ -1,9 +1,10 @@
 // Properties of rnic_rsp_job_q (Depth 4): no overflow or underflow; the head
 // the transmit side reads never changes while it waits (a merge replaces
-// only a tail behind it); a merge happens only for a plain ACK of the same
-// QP at an older or equal PSN than the queued plain-ACK tail, and then
-// takes no entry; jobs leave in order, merged ones as their replacement
-// (a shadow queue); an empty queue offers the arriving job in the same
+// only an entry behind it); a merge happens exactly when the arriving job is
+// a plain ACK and the newest queued job of its QP, not the head, is a plain
+// ACK at an older or equal PSN (since stop 48; before, only the tail was
+// looked at), and then takes no entry; jobs leave in order, merged ones as
+// their replacement, in the replaced job's place (a shadow queue); an empty queue offers the arriving job in the same
 // cycle and stores it only if it is not taken. The producer holds valid and data until taken
 // (assumed). Jobs use 2-bit kinds and small QPN/PSN values so merges are
 // frequent; the other fields are free.
@@ -38,10 +39,11 @@ module fv_rnic_rsp_job_q (
     psn_of = j[W-27 -: 24];
   endfunction
 
-  // Shadow queue: sh0 oldest, n entries; a merge replaces entry n-1.
-  logic [W-1:0] sh0, sh1, sh2, sh3, tail;
-  logic [2:0] n, at;
-  logic push, pop, take, bypass;
+  // Shadow queue: sh0 oldest, n entries; a merge replaces entry mp, the
+  // newest of the arriving job's QP.
+  logic [W-1:0] sh0, sh1, sh2, sh3, mj;
+  logic [2:0] n, at, mp, mat;
+  logic push, pop, take, bypass, mh, exp_merge;
   assign take = in_valid_i && in_ready_o;
   // taken on arrival from an empty queue: never stored
   assign bypass = (n == 3'd0) && out_valid_o && out_ready_i;
@@ -49,11 +51,17 @@ module fv_rnic_rsp_job_q (
   assign pop = out_valid_o && out_ready_i && !bypass;
   assign at = n - 3'(pop);
   always_comb begin
-    tail = sh0;
-    if (n == 3'd2) tail = sh1;
-    if (n == 3'd3) tail = sh2;
-    if (n == 3'd4) tail = sh3;
+    mh = 1'b0;
+    mp = '0;
+    if ((n > 3'd0) && (qpn_of(sh0) == qpn_of(in_data_i))) begin mh = 1'b1; mp = 3'd0; end
+    if ((n > 3'd1) && (qpn_of(sh1) == qpn_of(in_data_i))) begin mh = 1'b1; mp = 3'd1; end
+    if ((n > 3'd2) && (qpn_of(sh2) == qpn_of(in_data_i))) begin mh = 1'b1; mp = 3'd2; end
+    if ((n > 3'd3) && (qpn_of(sh3) == qpn_of(in_data_i))) begin mh = 1'b1; mp = 3'd3; end
+    mj = (mp == 3'd1) ? sh1 : (mp == 3'd2) ? sh2 : (mp == 3'd3) ? sh3 : sh0;
   end
+  assign exp_merge = in_valid_i && mh && (mp != 3'd0) && plain_ack(in_data_i) && plain_ack(mj) &&
+                     rnic_pkg::psn_ge(psn_of(in_data_i), psn_of(mj));
+  assign mat = mp - 3'(pop);   // where the replaced entry is after this cycle's pop
   always_ff @(posedge clk_i) begin
     if (!rst_ni) n <= '0;
     else n <= n + 3'(push) - 3'(pop);
@@ -62,11 +70,11 @@ module fv_rnic_rsp_job_q (
       sh1 <= sh2;
       sh2 <= sh3;
     end
-    // a pushed entry lands at n - pop; a merged one replaces n - 1 - pop
-    if ((push && (at == 3'd0)) || (merged_o && take && (at == 3'd1))) sh0 <= in_data_i;
-    if ((push && (at == 3'd1)) || (merged_o && take && (at == 3'd2))) sh1 <= in_data_i;
-    if ((push && (at == 3'd2)) || (merged_o && take && (at == 3'd3))) sh2 <= in_data_i;
-    if ((push && (at == 3'd3)) || (merged_o && take && (at == 3'd4))) sh3 <= in_data_i;
+    // a pushed entry lands at n - pop; a merged one replaces mp - pop
+    if ((push && (at == 3'd0)) || (merged_o && take && (mat == 3'd0))) sh0 <= in_data_i;
+    if ((push && (at == 3'd1)) || (merged_o && take && (mat == 3'd1))) sh1 <= in_data_i;
+    if ((push && (at == 3'd2)) || (merged_o && take && (mat == 3'd2))) sh2 <= in_data_i;
+    if ((push && (at == 3'd3)) || (merged_o && take && (mat == 3'd3))) sh3 <= in_data_i;
   end
 
   logic in_wait, out_wait;
@@ -91,13 +99,7 @@ module fv_rnic_rsp_job_q (
       assert (n <= 3'd4);
       assert (out_valid_o == ((n != 3'd0) || in_valid_i));
       assert (in_ready_o == (merged_o || (n < 3'd4)));
-      if (merged_o) begin
-        assert (in_valid_i);
-        assert (n >= 3'd2);
-        assert (plain_ack(in_data_i) && plain_ack(tail));
-        assert (qpn_of(in_data_i) == qpn_of(tail));
-        assert (rnic_pkg::psn_ge(psn_of(in_data_i), psn_of(tail)));
-      end
+      assert (merged_o == exp_merge);
       if (out_wait) begin
         assert (out_valid_o);
         assert (out_data_o == out_q);
