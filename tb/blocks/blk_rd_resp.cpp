@@ -1,7 +1,8 @@
 // blk_rnic_rd_resp: the responder's transmit side against a reference model,
 // 4 QPs with path MTUs of their own, JobDepth 8 (the RTL's default).
 //
-// Jobs: NAKs (never merged by the job queue, so each job is one frame),
+// Jobs: plain ACKs (which the job queue merges into the newest waiting job
+// of their QP when that is a plain ACK and not the head: modelled), NAKs,
 // READs of 0 to 3 MTUs and more, atomic ACKs, some of them duplicates, from a
 // producer that holds a job until taken; random back-pressure on the frame
 // side. Checked per frame, against each QP's expected frames (every job
@@ -26,6 +27,7 @@ constexpr unsigned kTxdW = 857;
 constexpr unsigned kNq = 4;
 constexpr uint8_t kOpFirst = 0x0d, kOpMiddle = 0x0e, kOpLast = 0x0f, kOpOnly = 0x10;
 constexpr uint8_t kOpAck = 0x11, kOpAtomicAck = 0x12;
+constexpr uint8_t kAethAck = 0x1f;  // a plain ACK's syndrome
 enum Kind { kAck = 0, kRead = 1, kAtomic = 2 };
 
 struct Job {
@@ -85,6 +87,17 @@ Frame unpack_txd(const Bits &b) {
 
 unsigned mtu_bytes(unsigned pmtu) { return (pmtu >= 1 && pmtu <= 4) ? 128u << pmtu : 4096u; }
 
+// Where the job queue merges a plain ACK: the newest waiting job of its QP,
+// if that is a plain ACK and not the head (PSNs only grow here); else -1.
+int merge_at(const std::deque<Job> &waiting, const Job &j) {
+  if (j.kind != kAck || j.syn != kAethAck) return -1;
+  int m = -1;
+  for (size_t i = 0; i < waiting.size(); i++)
+    if (waiting[i].qpn == j.qpn) m = (int)i;
+  if (m > 0 && waiting[m].kind == kAck && waiting[m].syn == kAethAck) return m;
+  return -1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -120,6 +133,7 @@ int main(int argc, char **argv) {
   Bits held_txd(kTxdW);
   int reset_q = -1;  // QP in RESET this phase
   uint64_t frames = 0, stream_frames = 0, turns = 0, dones = 0, dropped = 0, resets = 0;
+  uint64_t merges = 0;
   uint64_t reset_held = 0;
   auto same = [](const Bits &x, const Bits &y) { return x.n == y.n && x.w == y.w; };
   for (unsigned c = 0; c < kCycles; c++, g_cycle++) {
@@ -159,8 +173,10 @@ int main(int argc, char **argv) {
       cur.kind = k < 45 ? kAck : k < 80 ? kRead : kAtomic;
       cur.psn = next_psn[cur.qpn];
       cur.msn = r.u32() & 0xFFFFFF;
-      // Not AETH ACK (0x00): NAKs and RNR NAKs are never merged by the queue.
-      cur.syn = (uint8_t)(r.chance(0.5) ? 0x60 + r.range(0, 3) : 0x20 + r.range(0, 31));
+      // Plain ACKs (AETH syndrome 0x1f, rnic_pkg::AethAck), which the queue
+      // may merge, NAKs and RNR NAKs, which it never does.
+      const unsigned sk = (unsigned)r.range(0, 9);
+      cur.syn = (uint8_t)(sk < 4 ? kAethAck : sk < 7 ? 0x60 + r.range(0, 3) : 0x20 + r.range(0, 31));
       cur.dup = r.chance(0.1);
       cur.addr = r.u64();
       cur.orig = r.u64();
@@ -185,10 +201,24 @@ int main(int argc, char **argv) {
     }
     const bool sent = top.txd_valid_o && top.txd_ready_i;
     const bool take = top.job_valid_i && top.job_ready_o;
-
     if (take && (int)cur.qpn == reset_q) {
       // Offered before its QP's reset, taken after: dropped.
       dropped++;
+      offered = false;
+    } else if (take && merge_at(waiting, cur) > 0) {
+      // The queue's ACK coalescing: it replaces the newest waiting job of
+      // its QP, a plain ACK and not the head, with this one; so does the
+      // expected frame.
+      const int m = merge_at(waiting, cur);
+      for (Frame &e : exp[cur.qpn]) {
+        if (e.job == waiting[m].id) {
+          e.job = cur.id;
+          e.psn = cur.psn;
+          e.msn = cur.msn;
+        }
+      }
+      waiting[m] = cur;
+      merges++;
       offered = false;
     } else if (take) {
       // The job's frames (one, or the READ's response stream), before the
@@ -313,15 +343,18 @@ int main(int argc, char **argv) {
       reset_q = -1;
     }
   }
-  BLK_CHECK(frames > 10000 && stream_frames > 2000 && turns > 500 && dones > 1000 && resets >= 10,
-            "weak coverage: %llu frames, %llu stream frames, %llu turns, %llu done, %llu resets",
+  BLK_CHECK(frames > 10000 && stream_frames > 2000 && turns > 500 && dones > 1000 &&
+                resets >= 10 && merges > 100,
+            "weak coverage: %llu frames, %llu stream frames, %llu turns, %llu done, %llu resets, "
+            "%llu merges",
             (unsigned long long)frames, (unsigned long long)stream_frames,
-            (unsigned long long)turns, (unsigned long long)dones, (unsigned long long)resets);
+            (unsigned long long)turns, (unsigned long long)dones, (unsigned long long)resets,
+            (unsigned long long)merges);
   info("%llu frames (%llu of READ streams after their first), %llu jobs of other QPs between "
-       "stream frames, %llu done, %llu resets (%llu frames dropped, %llu offered frames sent "
-       "in RESET)",
+       "stream frames, %llu ACKs merged, %llu done, %llu resets (%llu frames dropped, %llu "
+       "offered frames sent in RESET)",
        (unsigned long long)frames, (unsigned long long)stream_frames, (unsigned long long)turns,
-       (unsigned long long)dones, (unsigned long long)resets, (unsigned long long)dropped,
+       (unsigned long long)merges, (unsigned long long)dones, (unsigned long long)resets, (unsigned long long)dropped,
        (unsigned long long)reset_held);
   cov_dump(ctx);
   return finish();
