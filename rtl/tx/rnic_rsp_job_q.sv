@@ -39,21 +39,19 @@ module rnic_rsp_job_q #(
   // The newest queued job of the arriving job's QP (m_idx; m_hit: there is
   // one), found from the head on. Not the head itself (m_pos 0): the reader
   // never sees an entry change.
+  // (An entry's QPN is the 24 bits after its 2-bit kind, rsp_job_t being
+  // packed MSB first: only those are read, not the whole entry.)
+  localparam int unsigned QpnTop = rnic_pkg::RspJobW - 3;
   logic m_hit;
   logic [AddrW-1:0] m_idx, m_pos, e_idx;
-  /* verilator lint_off UNUSEDSIGNAL */  // only the QPN of each entry is compared
-  rnic_pkg::rsp_job_t e_job;
-  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
     m_hit = 1'b0;
     m_idx = '0;
     m_pos = '0;
     e_idx = '0;
-    e_job = '0;
     for (int unsigned p = 0; p < Depth; p++) begin
       e_idx = rd_q[AddrW-1:0] + AddrW'(p);
-      e_job = mem_q[e_idx];
-      if (((AddrW+1)'(p) < count) && (e_job.qpn == in_job.qpn)) begin
+      if (((AddrW+1)'(p) < count) && (mem_q[e_idx][QpnTop -: 24] == in_job.qpn)) begin
         m_hit = 1'b1;
         m_idx = e_idx;
         m_pos = AddrW'(p);
