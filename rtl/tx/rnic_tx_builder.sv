@@ -23,6 +23,16 @@
 // A frame whose payload read failed (the IOMMU refused it) is not sent: a
 // request frame's WQE is reported to the completer, which fails it with
 // IBV_WC_GENERAL_ERR; a READ response is dropped (the requester retries).
+//
+// The side lane: an RC frame without payload reads (an ACK or NAK, an atomic
+// ACK, a READ or atomic request) that finds frames in the ring, none of its
+// QP and direction (request or response), goes to a lane of LaneFrames
+// header slots instead, also when the ring is full, and may leave before
+// the ring's frames: an ACK need not wait behind 16 KiB of READ response
+// frames, nor a READ request behind WRITE payload. Each QP's requests, and
+// its responses, keep their order (the IBA orders those, not different QPs'
+// or the two directions). At a frame boundary an older lane frame goes
+// first; when the ring's head is older the two take turns.
 module rnic_tx_builder #(
   parameter int unsigned DataW = 256,
   // The frame ring (rounded up to a power of two words; it must hold the
@@ -30,6 +40,8 @@ module rnic_tx_builder #(
   // the frames it may hold at once
   parameter int unsigned RingBytes = 16384,
   parameter int unsigned NFrames = 11,
+  // Frames the side lane holds (0: none, frames leave in intake order)
+  parameter int unsigned LaneFrames = 4,
   localparam int unsigned Bytes = DataW / 8
 ) (
   input  logic        clk_i,
@@ -89,6 +101,13 @@ module rnic_tx_builder #(
   localparam int unsigned NfW = $clog2(NFrames + 1);
   // rnic_fifo wants a power-of-two depth; NFrames bounds the occupancy.
   localparam int unsigned QDepth = (NFrames > 1) ? 2 ** $clog2(NFrames) : 2;
+  localparam int unsigned QW = $clog2(QDepth);
+  // Side lane slots (a power of two), header words per slot (a frame
+  // without payload is its header and ICRC: HdrWords words at most)
+  localparam int unsigned LnSlots = (LaneFrames > 1) ? 2 ** $clog2(LaneFrames) : 2;
+  localparam int unsigned LnW = $clog2(LnSlots);
+  localparam int unsigned LnWordW = (HdrWords > 1) ? $clog2(HdrWords) : 1;
+  localparam int unsigned LnCntW = $clog2(LnSlots + 1);
 
   // ---------------------------------------------------------------------------
   // The frame ring: frames from r_head_q on, r_used_q words, n_fr_q frames
@@ -221,6 +240,7 @@ module rnic_tx_builder #(
   // ---------------------------------------------------------------------------
   logic [2:0] req_i_q;              // next chunk to request
   logic [BufW-1:0] ibase_q;         // first word of the frame in intake
+  logic d_lane_q;                   // the frame in intake goes to the side lane
   logic room;                       // the offered frame fits the ring now
 
   // The offered frame's length with pad and ICRC, as intake will compute it.
@@ -236,8 +256,32 @@ module rnic_tx_builder #(
   // A frame takes its words when that many are free and fewer than
   // NFrames frames are in the ring.
   assign room = (32'(n_fr_q) < NFrames) && (17'(r_used_q) + t_words <= 17'(RingWords));
-  assign txd_ready_o = (in_q == InIdle) && room;
+
+  // The ring's frames' QP and direction, in ring order (rf_rd_q is the
+  // ring's head frame): the side lane's check.
+  logic [24:0] rf_key_q [QDepth];
+  logic [QW-1:0] rf_rd_q, rf_wr_q;
+  logic [24:0] t_key;
+  logic t_elig, t_hit, to_lane;
+  logic [LnCntW-1:0] ln_cnt_q;      // frames in the side lane
+  assign t_key = {txd_view.qpn, rnic_pkg::op_is_response(txd_view.opcode)};
+  assign t_elig = (LaneFrames > 0) && (txd_view.opcode[7:5] == rnic_pkg::TrRc) &&
+                  (txd_view.nchunk == 3'd0);
+  // Compared only while such a frame is offered to an idle intake.
+  always_comb begin
+    t_hit = 1'b0;
+    if ((in_q == InIdle) && txd_valid_i && t_elig) begin
+      for (int k = 0; k < int'(QDepth); k++) begin
+        if ((NfW'(QW'(k) - rf_rd_q) < n_fr_q) && (rf_key_q[k] == t_key)) t_hit = 1'b1;
+      end
+    end
+  end
+  assign to_lane = t_elig && (n_fr_q != '0) && !t_hit && (32'(ln_cnt_q) < LaneFrames);
+  assign txd_ready_o = (in_q == InIdle) && (room || to_lane);
   assign intake_idle_o = (in_q == InIdle);
+  logic take, r_take;
+  assign take = txd_valid_i && txd_ready_o;
+  assign r_take = take && !to_lane;
 
   logic [12:0] req_len;
   assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];
@@ -280,6 +324,7 @@ module rnic_tx_builder #(
     if (!rst_ni) begin
       in_q <= InIdle;
       d_q <= '0;
+      d_lane_q <= 1'b0;
       ibase_q <= '0;
       hw_q <= '0;
       req_i_q <= '0;
@@ -287,8 +332,9 @@ module rnic_tx_builder #(
       if (rd_req_valid_o && rd_req_ready_i) req_i_q <= req_i_q + 3'd1;
       unique case (in_q)
         InIdle: begin
-          if (txd_valid_i && room) begin
+          if (take) begin
             d_q <= txd_i;
+            d_lane_q <= to_lane;
             ibase_q <= r_head_q + BufW'(r_used_q);
             hw_q <= '0;
             req_i_q <= {2'd0, rd_first && rd_req_ready_i};
@@ -386,9 +432,9 @@ module rnic_tx_builder #(
   // emission already has it (direct, below) and it is queued only if its
   // last beat has not gone by then.
   logic no_asm, byp, direct, e_done;
-  assign no_asm = (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && eq_in_ready;
+  assign no_asm = !d_lane_q && (d_q.nchunk == 3'd0) && !aq_valid && !a_run_q && eq_in_ready;
   assign byp = hdr_done && no_asm && !(direct && e_done);
-  assign aq_push = hdr_done && !no_asm;
+  assign aq_push = hdr_done && !d_lane_q && !no_asm;
   assign eq_push = byp || (a_done && eq_in_ready);
   assign aq_pop = a_done && eq_in_ready;
   // The frame in intake as the emit queue holds it (byp, direct).
@@ -433,7 +479,7 @@ module rnic_tx_builder #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (in_q == InHdr) begin
+    if ((in_q == InHdr) && !d_lane_q) begin
       buf_q[ibase_q + BufW'(hw_q)] <= hdr_word;
     end
     if (!a_run_q && aq_valid) begin
@@ -465,7 +511,30 @@ module rnic_tx_builder #(
   logic [$bits(eq_in)-1:0] e_ent;
   assign direct = (in_q == InHdr) && no_asm && !eq_valid;   // an empty queue has room
   assign e_valid = eq_valid || direct;
-  assign e_ent = eq_valid ? eq_out : i_ent;
+
+  // The side lane: LnSlots slots of header words, the emit entry of each
+  // and the ring frames still ahead of it (taken before it), in intake
+  // order from ln_rd_q; a slot can go once intake wrote its last header
+  // word (ln_done_q).
+  logic [DataW-1:0] lbuf_q [LnSlots * (2 ** LnWordW)];
+  logic [$bits(eq_in)-1:0] ln_ent_q [LnSlots];
+  logic [NfW-1:0] ln_ahead_q [LnSlots];
+  logic [LnSlots-1:0] ln_done_q;
+  logic [LnW-1:0] ln_rd_q, ln_wr_q, ln_islot_q;
+  logic ln_ok, ln_older, r_ok, pick_ln, sel_ln;
+  logic e_cur_q, e_ln_q, last_ln_q;
+  assign ln_ok = (ln_cnt_q != '0) && ln_done_q[ln_rd_q];
+  // The ring's head can offer a beat or be dropped.
+  assign r_ok = e_valid && !e_hold;
+  // Ring frames leave in order: once those taken before the lane's head
+  // have left, the ring's head is younger than it.
+  assign ln_older = (ln_ahead_q[ln_rd_q] == '0);
+  // A ring frame never passes an older lane frame; with the ring's head
+  // older the two take turns (last_ln_q: a lane frame went last). The
+  // choice holds from a frame's first beat offered to its last taken.
+  assign pick_ln = ln_ok && (!r_ok || ln_older || !last_ln_q);
+  assign sel_ln = e_cur_q ? e_ln_q : pick_ln;
+  assign e_ent = sel_ln ? ln_ent_q[ln_rd_q] : eq_valid ? eq_out : i_ent;
   logic [BufW-1:0] ebase;
   logic e_first, e_last, e_noack, e_resp, e_err;
   logic [15:0] e_pay_end, e_len;
@@ -500,7 +569,11 @@ module rnic_tx_builder #(
     edata = '0;
     eword = '0;
     if (tx_valid_o) begin
-      eword = (direct && (ew_q == hw_q)) ? hdr_word : buf_q[ebase + BufW'(ew_q)];
+      if (sel_ln) begin
+        eword = lbuf_q[{ln_rd_q, LnWordW'(ew_q)}];
+      end else begin
+        eword = (direct && (ew_q == hw_q)) ? hdr_word : buf_q[ebase + BufW'(ew_q)];
+      end
       if (eoff + 16'(Bytes) <= e_pay_end) begin
         edata = eword;
       end else if (eoff < e_pay_end) begin
@@ -535,15 +608,28 @@ module rnic_tx_builder #(
   // A UC/UD message's last frame starts only when its completion can be
   // taken, a failed request frame is dropped only when its report can be.
   // A failed frame never starts, so ew_q is 0 while it is the head.
-  assign e_report = e_err ? !e_resp : (e_last && e_noack);
-  assign e_hold = (ew_q == '0) && e_report && !noack_ready_i;
-  assign tx_valid_o = e_valid && !e_err && !e_hold;
+  // The hold and the drop concern the ring's head only (a lane frame has no
+  // report and no read): r_ok is computed from the ring's entry.
+  // Bits of an emit entry, from {..., last, noack, resp, err, qpn, idx}.
+  localparam int unsigned EntErr = 40, EntResp = 41, EntNoack = 42, EntLast = 43;
+  logic [$bits(eq_in)-1:0] r_ent;
+  logic r_err, r_report;
+  assign r_ent = eq_valid ? eq_out : i_ent;
+  assign r_err = r_ent[EntErr];
+  assign r_report = r_err ? !r_ent[EntResp] : (r_ent[EntLast] && r_ent[EntNoack]);
+  assign e_report = !sel_ln && r_report;
+  assign e_hold = (ew_q == '0) && r_report && !noack_ready_i;
+  assign tx_valid_o = sel_ln || (e_valid && !r_err && !e_hold);
   assign tx_data_o = odata;
   assign tx_keep_o = okeep;
   assign tx_last_o = olast;
   assign tx_go = tx_valid_o && tx_ready_i;
-  assign e_drop = e_valid && e_err && !e_hold;
-  assign e_done = (tx_go && olast) || e_drop;
+  // e_done: a ring frame's last beat left or it was dropped; ln_done: a
+  // lane frame's last beat left.
+  logic ln_fin;
+  assign e_drop = !sel_ln && e_valid && r_err && !e_hold;
+  assign e_done = (!sel_ln && tx_go && olast) || e_drop;
+  assign ln_fin = sel_ln && tx_go && olast;
   assign eq_pop = e_done && eq_valid;
 
   assign ev_first_o = tx_go && (ew_q == '0) && e_first;
@@ -575,13 +661,64 @@ module rnic_tx_builder #(
       // A frame holds its words from intake until its last beat left (or
       // it was dropped); frames leave in order, so from the ring's head.
       if (e_done) r_head_q <= r_head_q + BufW'(e_words);
-      r_used_q <= r_used_q + ((txd_valid_i && txd_ready_o) ? UsedW'(t_words) : '0) -
-                  (e_done ? e_words : '0);
-      n_fr_q <= n_fr_q + NfW'(txd_valid_i && txd_ready_o) - NfW'(e_done);
+      r_used_q <= r_used_q + (r_take ? UsedW'(t_words) : '0) - (e_done ? e_words : '0);
+      n_fr_q <= n_fr_q + NfW'(r_take) - NfW'(e_done);
     end
   end
 
-  assign quiet_o = (in_q == InIdle) && !aq_valid && !a_run_q && !eq_valid;
+  // The ring's frame records, the side lane's slots and the choice between
+  // the two heads.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rf_rd_q <= '0;
+      rf_wr_q <= '0;
+      ln_cnt_q <= '0;
+      ln_rd_q <= '0;
+      ln_wr_q <= '0;
+      ln_islot_q <= '0;
+      ln_done_q <= '0;
+      e_cur_q <= 1'b0;
+      e_ln_q <= 1'b0;
+      last_ln_q <= 1'b0;
+    end else begin
+      if (r_take) rf_wr_q <= rf_wr_q + 1'b1;
+      if (e_done) rf_rd_q <= rf_rd_q + 1'b1;
+      if (take && to_lane) begin
+        ln_wr_q <= ln_wr_q + 1'b1;
+        ln_islot_q <= ln_wr_q;
+      end
+      if (hdr_done && d_lane_q) ln_done_q[ln_islot_q] <= 1'b1;
+      if (ln_fin) begin
+        ln_done_q[ln_rd_q] <= 1'b0;
+        ln_rd_q <= ln_rd_q + 1'b1;
+      end
+      ln_cnt_q <= ln_cnt_q + LnCntW'(take && to_lane) - LnCntW'(ln_fin);
+      if (tx_go && olast) begin
+        e_cur_q <= 1'b0;
+        last_ln_q <= sel_ln;
+      end else if (tx_valid_o) begin
+        e_cur_q <= 1'b1;
+        e_ln_q <= sel_ln;
+      end
+      if (e_drop) last_ln_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (r_take) rf_key_q[rf_wr_q] <= t_key;
+    // A lane frame is behind every frame in the ring but one leaving now.
+    for (int k = 0; k < int'(LnSlots); k++) begin
+      if (take && to_lane && (ln_wr_q == LnW'(k))) begin
+        ln_ahead_q[k] <= n_fr_q - NfW'(e_done);
+      end else if (e_done && (ln_ahead_q[k] != '0)) begin
+        ln_ahead_q[k] <= ln_ahead_q[k] - 1'b1;
+      end
+    end
+    if ((in_q == InHdr) && d_lane_q) lbuf_q[{ln_islot_q, LnWordW'(hw_q)}] <= hdr_word;
+    if (hdr_done && d_lane_q) ln_ent_q[ln_islot_q] <= i_ent;
+  end
+
+  assign quiet_o = (in_q == InIdle) && !aq_valid && !a_run_q && !eq_valid && (ln_cnt_q == '0);
 
 `ifdef RNIC_ASSERT
   /* verilator coverage_off */
@@ -590,7 +727,11 @@ module rnic_tx_builder #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      if (direct && tx_valid_o) assert (ew_q <= hw_q);
+      if (direct && tx_valid_o && !sel_ln) assert (ew_q <= hw_q);
+      // A lane frame leaves from a slot intake filled; a ring frame never
+      // leaves before an older lane frame.
+      if (ln_fin) assert (ln_done_q[ln_rd_q] && (ln_cnt_q != '0));
+      if (e_done && (ln_cnt_q != '0) && ln_done_q[ln_rd_q]) assert (!ln_older);
       if (e_done) assert ((ebase == r_head_q) && (n_fr_q != '0) &&
                           (r_used_q >= e_words));
     end
@@ -599,7 +740,7 @@ module rnic_tx_builder #(
 `endif
 
   logic unused;
-  assign unused = ^{eq_count, aq_count, txd_view, aq_in_ready};
+  assign unused = ^{eq_count, aq_count, txd_view, aq_in_ready, e_noack, e_resp};
 
 `ifdef RNIC_COVER
   // Coverage builds: each state and each change of state is a cover point.

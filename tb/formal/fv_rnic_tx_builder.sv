@@ -1,7 +1,8 @@
 // Properties of rnic_tx_builder (DataW 256, a frame ring of 256 bytes, eight
 // words, with up to two frames in it: frames of up to 129 bytes, five
 // words, so a frame waits for words as well as for the frame count, and
-// frames wrap at the ring's end).
+// frames wrap at the ring's end), without the side lane (LaneFrames 0:
+// frames leave in intake order; fv_rnic_tx_builder_lane.sv proves the lane).
 // Descriptors carry up to two payload chunks of at most 40 bytes in all,
 // and hold valid and data until taken; the DMA answers each read in order
 // with ceil(len / 32) beats, byte a of host memory being mem_byte(a), the
@@ -55,7 +56,7 @@ module fv_rnic_tx_builder (
   logic ev_first_o, ev_last_o, noack_valid_o, noack_err_o, intake_idle_o, quiet_o;
 
   rnic_tx_builder #(
-    .DataW(DataW), .RingBytes(256), .NFrames(2)
+    .DataW(DataW), .RingBytes(256), .NFrames(2), .LaneFrames(0)
   ) dut (
     .clk_i, .rst_ni, .port_mac_i(48'h02_00_00_00_00_01), .port_ip_i(32'h0a00_0001),
     .txd_valid_i, .txd_ready_o, .txd_i, .ctx_idx_o, .ctx_i,
