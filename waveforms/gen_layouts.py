@@ -142,6 +142,7 @@ def req_side(n):
         ("node%d TX (frame build, ICRC, wire)" % n, [
             (p + ".u_tx_builder.txd_valid_i", F_BIN), (p + ".u_tx_builder.txd_ready_o", F_BIN),
             (p + ".u_tx_builder.n_fr_q[3:0]", F_DEC), (p + ".u_tx_builder.r_used_q[9:0]", F_DEC),
+            (p + ".u_tx_builder.ln_cnt_q[2:0]", F_DEC), (p + ".u_tx_builder.sel_ln", F_BIN),
             (p + ".tx_valid_o", F_BIN), (p + ".tx_ready_i", F_BIN), (p + ".tx_last_o", F_BIN),
             (p + ".tx_data_o[%d:0]", F_HEX),
         ]),

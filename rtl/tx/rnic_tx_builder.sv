@@ -271,7 +271,7 @@ module rnic_tx_builder #(
   always_comb begin
     t_hit = 1'b0;
     if ((in_q == InIdle) && txd_valid_i && t_elig) begin
-      for (int k = 0; k < int'(QDepth); k++) begin
+      for (int k = 0; k < QDepth; k++) begin
         if ((NfW'(QW'(k) - rf_rd_q) < n_fr_q) && (rf_key_q[k] == t_key)) t_hit = 1'b1;
       end
     end
@@ -707,7 +707,7 @@ module rnic_tx_builder #(
   always_ff @(posedge clk_i) begin
     if (r_take) rf_key_q[rf_wr_q] <= t_key;
     // A lane frame is behind every frame in the ring but one leaving now.
-    for (int k = 0; k < int'(LnSlots); k++) begin
+    for (int k = 0; k < LnSlots; k++) begin
       if (take && to_lane && (ln_wr_q == LnW'(k))) begin
         ln_ahead_q[k] <= n_fr_q - NfW'(e_done);
       end else if (e_done && (ln_ahead_q[k] != '0)) begin
