@@ -172,7 +172,7 @@ write_aiger -zinit -map $out/model.aim $out/model.aig" >/dev/null 2>&1; then
     return 2
   fi
   local frame
-  frame=$(grep -o "asserted in frame [0-9]*" "$log" | grep -o "[0-9]*$")
+  frame=$(grep -o "asserted in frame *[0-9]*" "$log" | grep -o "[0-9]*$" | head -n 1)
   yosys -q -l "$out/replay.log" -p "read_rtlil $out/model.il
 sim -r $out/trace.aiw -map $out/model.aim -clock clk_i -hdlname -vcd $vcd $top" \
     >/dev/null 2>&1 || true
