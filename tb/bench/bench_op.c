@@ -8,7 +8,7 @@
  *                 [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]
  *                 [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]
  *                 [--cq-period US] [--event-timeout US]] [--counters K]
- *                 [--bg-read B] [--kv]
+ *                 [--bg-read B] [--both] [--kv]
  *
  * Q RC QPs on each node share one send CQ (and, for SEND, one receive CQ);
  * rnic0 posts N signaled WRs round-robin over its QPs with up to W
@@ -40,6 +40,13 @@
  * a QP of its own, two READs outstanding all the time (a READ response
  * stream from rnic1 beside the measured operation's responses; its bytes
  * are checked at the end). Reported: the READs completed.
+ *
+ * --both: rnic1 runs the same loaded run towards rnic0 at the same time, on
+ * the same QPs (each node's transport is then requester, responder and
+ * completer at once, as in perftest's -b); for SEND rnic0 gets receive
+ * queues and a receive CQ of its own. Both directions' completions and bytes
+ * are checked; the latencies are rnic0's. Reported: the cycles until both
+ * directions are done, per message each way.
  *
  * By default it prints a table; with --kv one line of key=value pairs
  * (the sweep runner reads it). A benchmark, not a test: CTest runs it only
@@ -85,6 +92,7 @@ struct opts {
 	int chain;
 	int counters;	/* atomics: 8-byte words they go round-robin over */
 	uint32_t bg_read;	/* background READ size (0: none) */
+	int both;	/* rnic1 -> rnic0 as well */
 };
 
 struct bench {
@@ -108,6 +116,13 @@ struct bench {
 	struct t_buf bg_src, bg_dst;
 	int bg_out;
 	uint64_t bg_done;
+	/* --both: rnic1 sends src1 to dst1 (rnic0) on qp[1]; rnic0's receives */
+	struct t_buf src1, dst1;
+	struct ibv_cq *rcq0;
+	int *out1;
+	int posted1, done1;
+	int loading;	/* in the loaded run (rnic1 sends only then) */
+	uint64_t atomics1;
 };
 
 static double now_s(void)
@@ -125,7 +140,7 @@ static void usage(void)
 		"                     [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]\n"
 		"                     [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]\n"
 		"                     [--cq-period US] [--event-timeout US]] [--counters K]\n"
-		"                     [--bg-read B] [--kv]\n");
+		"                     [--bg-read B] [--both] [--kv]\n");
 	exit(2);
 }
 
@@ -205,6 +220,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->counters = (int)arg_num(argc, argv, &i, 1, 4096);
 		} else if (!strcmp(a, "--bg-read")) {
 			o->bg_read = (uint32_t)arg_num(argc, argv, &i, 1, 1 << 20);
+		} else if (!strcmp(a, "--both")) {
+			o->both = 1;
 		} else if (!strcmp(a, "--kv")) {
 			o->kv = 1;
 		} else {
@@ -217,6 +234,10 @@ static void parse(int argc, char **argv, struct opts *o)
 		o->counters = 1;
 	if (o->events && o->poll_batch < o->qps * o->window) {
 		fprintf(stderr, "rnic_bench_op: --events needs --poll-batch >= --qps x --window\n");
+		exit(2);
+	}
+	if (o->both && (o->events || o->bg_read)) {
+		fprintf(stderr, "rnic_bench_op: --both goes without --events and --bg-read\n");
 		exit(2);
 	}
 }
@@ -234,19 +255,22 @@ static enum ibv_mtu mtu_enum(int mtu)
 	exit(2);
 }
 
-static void post_recv(struct bench *b, int q)
+/* A receive on node n's QP q (into the buffer the other node sends to). */
+static void post_recv(struct bench *b, int n, int q)
 {
-	struct ibv_sge sg = t_sge(&b->dst, 0, b->o.size);
+	struct ibv_sge sg = t_sge(n ? &b->dst : &b->dst1, 0, b->o.size);
 	struct ibv_recv_wr wr = { .wr_id = (uint64_t)q, .sg_list = &sg, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	CHECK_OK(ibv_post_recv(b->qp[1][q], &wr, &bad));
+	CHECK_OK(ibv_post_recv(b->qp[n][q], &wr, &bad));
 }
 
-/* One send WR of the operation (wr_id and next left to the caller). */
-static void post_fill(const struct bench *b, struct ibv_send_wr *wr, struct ibv_sge *sg)
+/* One send WR of the operation from node n (wr_id and next left to the
+ * caller). */
+static void post_fill(const struct bench *b, int n, struct ibv_send_wr *wr, struct ibv_sge *sg)
 {
 	const struct opts *o = &b->o;
+	const struct t_buf *dst = n ? &b->dst1 : &b->dst;
 
 	memset(wr, 0, sizeof(*wr));
 	wr->sg_list = sg;
@@ -258,8 +282,8 @@ static void post_fill(const struct bench *b, struct ibv_send_wr *wr, struct ibv_
 	case OP_WRITE:
 	case OP_READ:
 		wr->opcode = o->op == OP_WRITE ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-		wr->wr.rdma.remote_addr = t_addr(&b->dst, 0);
-		wr->wr.rdma.rkey = b->dst.mr->rkey;
+		wr->wr.rdma.remote_addr = t_addr(dst, 0);
+		wr->wr.rdma.rkey = dst->mr->rkey;
 		break;
 	case OP_SEND:
 		wr->opcode = IBV_WR_SEND;
@@ -268,32 +292,38 @@ static void post_fill(const struct bench *b, struct ibv_send_wr *wr, struct ibv_
 	case OP_CSWAP:
 		wr->opcode = o->op == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD :
 						IBV_WR_ATOMIC_CMP_AND_SWP;
-		wr->wr.atomic.remote_addr = t_addr(&b->dst, 0);
-		wr->wr.atomic.rkey = b->dst.mr->rkey;
+		wr->wr.atomic.remote_addr = t_addr(dst, 0);
+		wr->wr.atomic.rkey = dst->mr->rkey;
 		wr->wr.atomic.compare_add = o->op == OP_FADD ? 1 : 0;
 		wr->wr.atomic.swap = 0;
 		break;
 	}
 }
 
-/* n WRs on QP q in one ibv_post_send call (a chain), wr_ids id0, id0 + 1, ... */
-static void post_chain(struct bench *b, int q, uint64_t id0, int n)
+/* n WRs on node nd's QP q in one ibv_post_send call (a chain), wr_ids id0,
+ * id0 + 1, ... */
+static void post_chain_on(struct bench *b, int nd, int q, uint64_t id0, int n)
 {
-	struct ibv_sge sg = t_sge(&b->src, 0, b->o.size);
+	struct ibv_sge sg = t_sge(nd ? &b->src1 : &b->src, 0, b->o.size);
 	struct ibv_send_wr wrs[MAX_CHAIN], *bad;
 	int rc, i;
 
 	for (i = 0; i < n; i++) {
-		post_fill(b, &wrs[i], &sg);
+		post_fill(b, nd, &wrs[i], &sg);
 		wrs[i].wr_id = id0 + (uint64_t)i;
 		if (b->o.counters > 1)	/* the low half of a wr_id numbers the WR */
 			wrs[i].wr.atomic.remote_addr +=
 				8 * ((uint32_t)wrs[i].wr_id % (uint32_t)b->o.counters);
 		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
 	}
-	rc = ibv_post_send(b->qp[0][q], wrs, &bad);
-	CHECKF(!rc, "ibv_post_send of %d WRs on QP %d returned %d", n, q, rc);
-	b->out[q] += n;
+	rc = ibv_post_send(b->qp[nd][q], wrs, &bad);
+	CHECKF(!rc, "ibv_post_send of %d WRs on rnic%d's QP %d returned %d", n, nd, q, rc);
+	(nd ? b->out1 : b->out)[q] += n;
+}
+
+static void post_chain(struct bench *b, int q, uint64_t id0, int n)
+{
+	post_chain_on(b, 0, q, id0, n);
 }
 
 static void post(struct bench *b, int q, uint64_t wr_id)
@@ -301,22 +331,29 @@ static void post(struct bench *b, int q, uint64_t wr_id)
 	post_chain(b, q, wr_id, 1);
 }
 
-/* SEND: the receiver's completions, each replaced by a new receive. */
-static void drain_recv(struct bench *b)
+/* SEND: node nd's receive completions, each replaced by a new receive. */
+static void drain_recv_on(struct bench *b, int nd)
 {
 	struct ibv_wc wc[MAX_POLL];
 	int n, i;
 
-	if (b->o.op != OP_SEND)
-		return;
-	n = ibv_poll_cq(b->rcq, MAX_POLL, wc);
-	CHECKF(n >= 0, "ibv_poll_cq (receive) returned %d", n);
+	n = ibv_poll_cq(nd ? b->rcq : b->rcq0, MAX_POLL, wc);
+	CHECKF(n >= 0, "ibv_poll_cq (rnic%d's receives) returned %d", nd, n);
 	for (i = 0; i < n; i++) {
-		CHECKF(wc[i].status == IBV_WC_SUCCESS, "receive: %s",
+		CHECKF(wc[i].status == IBV_WC_SUCCESS, "rnic%d's receive: %s", nd,
 		       t_status_str(wc[i].status));
 		CHECK_EQ(wc[i].byte_len, b->o.size);
-		post_recv(b, (int)wc[i].wr_id);
+		post_recv(b, nd, (int)wc[i].wr_id);
 	}
+}
+
+static void drain_recv(struct bench *b)
+{
+	if (b->o.op != OP_SEND)
+		return;
+	drain_recv_on(b, 1);
+	if (b->o.both && b->loading)
+		drain_recv_on(b, 0);
 }
 
 static void check_wc(struct bench *b, const struct ibv_wc *wc)
@@ -475,6 +512,39 @@ static void bg_drain(struct bench *b)
 		CHECK_MEM(b->bg_dst.p, b->bg_src.p, b->o.bg_read);
 }
 
+/* --both: rnic1's side of the loaded run: its QPs' windows refilled, its
+ * send completions taken and checked. Returns the completions taken. */
+static int pump1(struct bench *b)
+{
+	const struct opts *o = &b->o;
+	struct ibv_wc wc[MAX_POLL];
+	int q, n, i;
+
+	for (q = 0; q < o->qps && b->posted1 < o->msgs; q++) {
+		while (b->out1[q] < o->window && b->posted1 < o->msgs) {
+			int k = o->chain;
+
+			if (k > o->window - b->out1[q])
+				k = o->window - b->out1[q];
+			if (k > o->msgs - b->posted1)
+				k = o->msgs - b->posted1;
+			post_chain_on(b, 1, q, ((uint64_t)q << 32) | (uint64_t)b->posted1, k);
+			b->posted1 += k;
+		}
+	}
+	n = ibv_poll_cq(b->scq[1], o->poll_batch, wc);
+	CHECKF(n >= 0, "ibv_poll_cq (rnic1's sends) returned %d", n);
+	for (i = 0; i < n; i++) {
+		CHECKF(wc[i].status == IBV_WC_SUCCESS, "rnic1's WR %" PRIu64 ": %s", wc[i].wr_id,
+		       t_status_str(wc[i].status));
+		b->out1[wc[i].wr_id >> 32]--;
+		if (o->op == OP_FADD)
+			b->atomics1++;
+	}
+	b->done1 += n;
+	return n;
+}
+
 static void loaded(struct bench *b, struct result *r)
 {
 	const struct opts *o = &b->o;
@@ -486,12 +556,15 @@ static void loaded(struct bench *b, struct result *r)
 
 	b->events = 0;
 	b->timeouts = 0;
+	b->loading = 1;
 	c0 = rnic_verbs_sim_cycle();
 	w0 = now_s();
-	while (done < o->msgs) {
-		int tries, n;
+	while (done < o->msgs || (o->both && b->done1 < o->msgs)) {
+		int tries, n, n1 = 0;
 
 		bg_pump(b);
+		if (o->both)
+			n1 = pump1(b);
 		/* Round-robin: each QP gets its window refilled in turn. */
 		for (tries = 0; tries < o->qps && posted < o->msgs; tries++) {
 			while (b->out[q] < o->window && posted < o->msgs) {
@@ -508,9 +581,15 @@ static void loaded(struct bench *b, struct result *r)
 			}
 			q = (q + 1) % o->qps;
 		}
-		n = take_send(b, wc, o->poll_batch);
+		if (done < o->msgs) {
+			n = take_send(b, wc, o->poll_batch);
+		} else {
+			n = 0;
+			drain_recv(b);	/* --both: rnic0's receives */
+		}
 		if (!n) {
-			CHECKF(++empty < T_POLL_BOUND, "timeout: %d of %d done", done, o->msgs);
+			CHECKF(n1 || ++empty < T_POLL_BOUND, "timeout: %d of %d done, rnic1 %d",
+			       done, o->msgs, b->done1);
 			continue;
 		}
 		now = rnic_verbs_sim_cycle();
@@ -583,6 +662,8 @@ static void setup(struct bench *b)
 		CHECK(b->qp[i] != NULL);
 	}
 	b->rcq = t_create_cq_ch(b->ctx[1], cqe, NULL, NULL);
+	if (o->both)
+		b->rcq0 = t_create_cq_ch(b->ctx[0], cqe, NULL, NULL);
 	if (o->cq_count || o->cq_period) {
 		struct ibv_modify_cq_attr ma;
 
@@ -595,8 +676,8 @@ static void setup(struct bench *b)
 	if (b->ch)
 		CHECK_OK(ibv_req_notify_cq(b->scq[0], 0));
 	for (q = 0; q < o->qps; q++) {
-		b->qp[0][q] = t_create_qp(b->pd[0], b->scq[0], b->scq[0], IBV_QPT_RC, 0,
-					  &caps, NULL);
+		b->qp[0][q] = t_create_qp(b->pd[0], b->scq[0], o->both ? b->rcq0 : b->scq[0],
+					  IBV_QPT_RC, 0, &caps, NULL);
 		b->qp[1][q] = t_create_qp(b->pd[1], b->scq[1], b->rcq, IBV_QPT_RC, 0,
 					  &caps, NULL);
 	}
@@ -614,15 +695,27 @@ static void setup(struct bench *b)
 	memset(b->dst.p, 0, o->size * (uint32_t)o->counters);
 	if (o->op == OP_READ)
 		memcpy(b->dst.p, b->src.p, o->size), memset(b->src.p, 0, o->size);
+	if (o->both) {
+		t_buf_alloc_access(&b->src1, b->pd[1], o->size, access);
+		t_buf_alloc_access(&b->dst1, b->pd[0], o->size * (uint32_t)o->counters, access);
+		t_fill(b->src1.p, o->size, 0x6eed + o->size);
+		memset(b->dst1.p, 0, o->size * (uint32_t)o->counters);
+		if (o->op == OP_READ)
+			memcpy(b->dst1.p, b->src1.p, o->size), memset(b->src1.p, 0, o->size);
+	}
 	if (o->op == OP_SEND)
 		for (q = 0; q < o->qps; q++)
-			for (i = 0; i < o->window; i++)
-				post_recv(b, q);
+			for (i = 0; i < o->window; i++) {
+				post_recv(b, 1, q);
+				if (o->both)
+					post_recv(b, 0, q);
+			}
 	b->post_at = calloc((size_t)o->msgs, sizeof(*b->post_at));
 	b->lat = calloc((size_t)(o->msgs > o->lat_reps ? o->msgs : o->lat_reps) + 1,
 			sizeof(*b->lat));
 	b->out = calloc((size_t)o->qps, sizeof(*b->out));
-	CHECK(b->post_at && b->lat && b->out);
+	b->out1 = calloc((size_t)o->qps, sizeof(*b->out1));
+	CHECK(b->post_at && b->lat && b->out && b->out1);
 	if (o->bg_read) {
 		struct t_qp_caps bc = caps;
 
@@ -641,15 +734,17 @@ static void setup(struct bench *b)
 	}
 }
 
-static void check_data(struct bench *b)
+/* The bytes of one direction: src (the sender's), dst (the receiver's). */
+static void check_dir(const struct bench *b, const struct t_buf *src, const struct t_buf *dst,
+		      uint64_t atomics)
 {
 	switch (b->o.op) {
 	case OP_WRITE:
 	case OP_SEND:
-		CHECK_MEM(b->dst.p, b->src.p, b->o.size);
+		CHECK_MEM(dst->p, src->p, b->o.size);
 		break;
 	case OP_READ:
-		CHECK_MEM(b->src.p, b->dst.p, b->o.size);
+		CHECK_MEM(src->p, dst->p, b->o.size);
 		break;
 	case OP_FADD:
 	case OP_CSWAP: {
@@ -657,12 +752,21 @@ static void check_data(struct bench *b)
 		int k;
 
 		for (k = 0; k < b->o.counters; k++) {
-			memcpy(&v, (const char *)b->dst.p + 8 * k, 8);
+			memcpy(&v, (const char *)dst->p + 8 * k, 8);
 			sum += v;
 		}
-		CHECK_EQ(sum, b->o.op == OP_FADD ? b->atomics : 0);
+		CHECK_EQ(sum, b->o.op == OP_FADD ? atomics : 0);
 		break;
 	}
+	}
+}
+
+static void check_data(struct bench *b)
+{
+	check_dir(b, &b->src, &b->dst, b->atomics);
+	if (b->o.both) {
+		CHECK_EQ(b->done1, b->o.msgs);
+		check_dir(b, &b->src1, &b->dst1, b->atomics1);
 	}
 }
 
@@ -682,6 +786,11 @@ static void teardown(struct bench *b)
 	}
 	t_buf_free(&b->src);
 	t_buf_free(&b->dst);
+	if (b->o.both) {
+		t_buf_free(&b->src1);
+		t_buf_free(&b->dst1);
+		CHECK_OK(ibv_destroy_cq(b->rcq0));
+	}
 	CHECK_OK(ibv_destroy_cq(b->rcq));
 	for (i = 0; i < 2; i++) {
 		CHECK_OK(ibv_destroy_cq(b->scq[i]));
@@ -694,6 +803,7 @@ static void teardown(struct bench *b)
 	free(b->post_at);
 	free(b->lat);
 	free(b->out);
+	free(b->out1);
 }
 
 int main(int argc, char **argv)
@@ -719,16 +829,16 @@ int main(int argc, char **argv)
 		       " load_lat_max=%" PRIu64 " events=%" PRIu64 " events_per_msg=%.4f"
 		       " event_timeouts=%" PRIu64
 		       " cq_count=%d cq_period=%d counters=%d bg_read=%u bg_reads=%" PRIu64
-		       " sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
+		       " both=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
 		       op_names[o->op], o->size, o->msgs, o->qps, o->window, o->mtu,
 		       o->poll_batch, o->inl, o->chain, rnic_verbs_data_bits(), r.ul_min, r.ul_p50,
 		       r.ul_p99, r.ul_max, r.total, r.cpm_steady, r.rate_mpps,
 		       r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99, r.ll_max,
 		       b.events, (double)b.events / o->msgs, b.timeouts, o->cq_count, o->cq_period,
-		       o->counters, o->bg_read, b.bg_done, rnic_verbs_sim_cycle(), r.sim_cps);
+		       o->counters, o->bg_read, b.bg_done, o->both, rnic_verbs_sim_cycle(), r.sim_cps);
 	} else {
-		printf("## %s %u B rnic0 -> rnic1: %d QPs, window %d, path MTU %d, poll batch %d%s, datapath %u bits\n\n",
-		       op_names[o->op], o->size, o->qps, o->window, o->mtu, o->poll_batch,
+		printf("## %s %u B rnic0 %s rnic1: %d QPs, window %d, path MTU %d, poll batch %d%s, datapath %u bits\n\n",
+		       op_names[o->op], o->size, o->both ? "<->" : "->", o->qps, o->window, o->mtu, o->poll_batch,
 		       o->inl ? ", inline" : "", rnic_verbs_data_bits());
 		printf("| post->CQE unloaded min/p50/p99/max | msgs | total cycles | cycles/msg (steady) | Mmsg/s | Gbit/s | %% of datapath peak | post->poll loaded p50/p90/p99/max | sim cycles/s (wall) |\n");
 		printf("|---|---:|---:|---:|---:|---:|---:|---|---:|\n");
@@ -738,6 +848,10 @@ int main(int argc, char **argv)
 		       r.ul_min, r.ul_p50, r.ul_p99, r.ul_max, o->msgs, r.total, r.cpm_steady,
 		       r.rate_mpps, r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99,
 		       r.ll_max, r.sim_cps);
+		if (o->both)
+			printf("\nBoth ways: rnic1 -> rnic0 ran the same %d messages at the same time; "
+			       "%" PRIu64 " cycles until both were done: %.2f cycles per message each way\n",
+			       o->msgs, r.total, (double)r.total / o->msgs);
 		if (o->bg_read)
 			printf("\nBeside it: %" PRIu64 " READs of %u bytes from rnic1 (two outstanding)\n",
 			       b.bg_done, o->bg_read);
