@@ -469,11 +469,14 @@ module rnic_rx_engine #(
   // still leave in order: each comes from one register.
   logic need_scqe_q, need_rcqe_q;
   rnic_pkg::cqe_req_t scqe_q, rcqe_q;
-  // A completion, and a READ request's DMA reads, see memory only after every
-  // payload handed to placement before them has been written.
-  logic place_idle;
+  // A receive completion, a READ's or atomic's send completion (scqe_dat_q:
+  // placement wrote its data), and a READ request's DMA reads see memory
+  // only after every payload handed to placement before them has been
+  // written. Other send completions have no data in local memory and do not
+  // wait: under another QP's READ response stream placement is rarely idle.
+  logic place_idle, scqe_dat_q;
   assign place_idle = !place_busy_i && !place_start_o;
-  assign scqe_valid_o = need_scqe_q && place_idle;
+  assign scqe_valid_o = need_scqe_q && (place_idle || !scqe_dat_q);
   assign scqe_o = scqe_q;
   assign rcqe_valid_o = need_rcqe_q && place_idle;
   assign rcqe_o = rcqe_q;
@@ -1274,6 +1277,7 @@ module rnic_rx_engine #(
       ack_mode_q <= 1'b0;
       nak_status_q <= '0;
       need_scqe_q <= 1'b0;
+      scqe_dat_q <= 1'b0;
       need_rcqe_q <= 1'b0;
       need_done_q <= 1'b0;
       scqe_q <= '0;
@@ -1688,6 +1692,7 @@ module rnic_rx_engine #(
               scqe_q.cqn <= ctx.scqn;
               scqe_q.qpn <= qpn_q;
               scqe_q.wqe_idx <= head.wqe_idx;
+              scqe_dat_q <= head.is_read;
               scqe_q.src_qp <= ctx.dest_qpn;
             end
             if (ret_out) st_q <= StRetire;  // retired in this cycle (ret_out)
@@ -1808,6 +1813,7 @@ module rnic_rx_engine #(
           scqe_q.cqn <= ctx.scqn;
           scqe_q.qpn <= qpn_q;
           scqe_q.wqe_idx <= head.wqe_idx;
+          scqe_dat_q <= head.is_read;
           scqe_q.status <= fail_status_q;
           scqe_q.vendor_err <= fail_vend_q;
           scqe_q.opcode <= head.wc_op;
@@ -2167,6 +2173,7 @@ module rnic_rx_engine #(
               scqe_q.cqn <= ctx.scqn;
               scqe_q.qpn <= qpn_q;
               scqe_q.wqe_idx <= head.wqe_idx;
+              scqe_dat_q <= head.is_read;
               scqe_q.status <= rnic_pkg::WcSuccess;
               scqe_q.opcode <= head.wc_op;
               scqe_q.byte_len <= head.len;
