@@ -1419,7 +1419,7 @@ void rnic_sim::settle(unsigned i, uint64_t c)
 	}
 	nd.mem.drive(t, c);
 	nd.io.drive(t, c);
-	net.drive(i, t);
+	net.drive(i, t, c);
 	t.clk_i = 0;
 	if (!(same_inputs(nd.in, t) && nd.in_ok && !dump_on && !eval_all &&
 	      mark_clk_low(*t.rootp, 0))) {

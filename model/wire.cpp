@@ -2,12 +2,16 @@
 /*
  * wire.cpp - frames between the nodes.
  *
- * TX is always ready. A frame ends on its tx_last_o beat (edge c); it is
- * routed on the destination IPv4 address in bytes 30..33 (10.0.0.<n+1> is
- * node n, loopback included; anything else is dropped and counted). The
- * sender's link serialises it for ceil((len + overhead) / bytes_per_cycle)
- * cycles starting at max(c, end of the previous frame on that link), and it
- * reaches the receiver wire_latency cycles after that. Arrived frames wait in
+ * A frame ends on its tx_last_o beat (edge c); it is routed on the
+ * destination IPv4 address in bytes 30..33 (10.0.0.<n+1> is node n, loopback
+ * included; anything else is dropped and counted). The sender's link
+ * serialises it for ceil((len + overhead) / bytes_per_cycle) cycles starting
+ * at max(c, end of the previous frame on that link), and it reaches the
+ * receiver wire_latency cycles after that. The link paces the sender as a
+ * MAC does: tx_ready_i is low while the frames handed to it need more than
+ * the serialisation time of a largest frame (kMaxFrame) to leave, so a node
+ * that sends back to back keeps its frames queued inside the NIC (where its
+ * own arbitration decides what goes next) and the link never idles. Arrived frames wait in
  * an unbounded queue (lossless) and go out on rx_* one beat per cycle,
  * in order of arrival (ties: send order), as long as rx_ready_o allows.
  * Only the sender's link is a bottleneck: frames from several senders to one
@@ -33,6 +37,7 @@ namespace rnic {
 
 wire::wire(const wire_cfg &cfg) : cfg_(cfg)
 {
+	tx_slack_ = serial(kMaxFrame);
 	std::vector<flight> v;
 
 	v.reserve(256);
@@ -75,11 +80,11 @@ uint32_t wire::alloc_buf()
 	return b;
 }
 
-void wire::drive(unsigned node, Vrnic_top &t)
+void wire::drive(unsigned node, Vrnic_top &t, uint64_t cycle)
 {
 	port &p = port_[node];
 
-	t.tx_ready_i = 1;
+	t.tx_ready_i = p.link_free <= cycle + tx_slack_;
 	if (p.rxq.empty()) {
 		t.rx_valid_i = 0;
 		return;
@@ -147,6 +152,9 @@ void wire::send_buf(unsigned node, uint64_t cycle, uint32_t b)
 	if (pcap_)
 		pcap_frame(cycle, f);
 	if (uplink_) {
+		/* The switch serialises it on this link the same way; the
+		 * node keeps the link's end for its pacing. */
+		p.link_free = std::max(cycle, p.link_free) + serial(f.size());
 		uplink_(uplink_arg_, node, cycle, f.data(), f.size());
 		free_buf(b);
 		return;

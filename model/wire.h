@@ -49,7 +49,7 @@ public:
 			flight_.pop();
 		}
 	}
-	void drive(unsigned node, Vrnic_top &t);
+	void drive(unsigned node, Vrnic_top &t, uint64_t cycle);
 	void sample(unsigned node, Vrnic_top &t, uint64_t cycle);
 	/*
 	 * Batches (sim.cpp, RNIC_THREADS): each node runs the cycles up to
@@ -245,6 +245,12 @@ private:
 	unsigned nfaulty_ = 0;	/* links with faults on: 0 keeps the plain path */
 	size_t nheld_ = 0;	/* frames held back on all links */
 	uint64_t now_ = 0;	/* cycle of the send or delivery being handled */
+	/* The largest frame: a 4096-byte payload behind the longest headers
+	 * (Ethernet, IPv4, UDP, BTH, RETH, ImmDt) and the ICRC. */
+	static constexpr size_t kMaxFrame = 14 + 20 + 8 + 12 + 16 + 4 + 4096 + 4;
+	/* A node may hand the link a frame while what it handed before leaves
+	 * within this many cycles (one largest frame's serialisation). */
+	uint64_t tx_slack_;
 	FILE *pcap_ = nullptr;
 	uplink_fn uplink_ = nullptr;
 	void *uplink_arg_ = nullptr;
