@@ -84,7 +84,7 @@ void wire::drive(unsigned node, Vrnic_top &t, uint64_t cycle)
 {
 	port &p = port_[node];
 
-	t.tx_ready_i = p.link_free <= cycle + tx_slack_;
+	t.tx_ready_i = tx_ready(node, cycle);
 	if (p.rxq.empty()) {
 		t.rx_valid_i = 0;
 		return;

@@ -50,6 +50,12 @@ public:
 		}
 	}
 	void drive(unsigned node, Vrnic_top &t, uint64_t cycle);
+	/* The link takes a beat from @node at edge @cycle: what it was
+	 * handed leaves within one largest frame's serialisation. */
+	bool tx_ready(unsigned node, uint64_t cycle) const
+	{
+		return port_[node].link_free <= cycle + tx_slack_;
+	}
 	void sample(unsigned node, Vrnic_top &t, uint64_t cycle);
 	/*
 	 * Batches (sim.cpp, RNIC_THREADS): each node runs the cycles up to

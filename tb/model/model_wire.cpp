@@ -14,7 +14,8 @@
  * order and serialised, down windows (fixed and random) lose exactly the
  * frames on the link in them, both directions of a link go down together,
  * determinism (same seed twice, another seed), one link's faults leave
- * another's untouched, and the RNIC_WIRE_* environment parsing.
+ * another's untouched, the RNIC_WIRE_* environment parsing, and the link's
+ * pacing of its sender.
  */
 #include <algorithm>
 #include <cmath>
@@ -822,6 +823,71 @@ void test_frame_check()
 		    "(%u bad): ok\n", bad);
 }
 
+/*
+ * The link paces its sender: a node that hands its TX port 4 KiB frames
+ * back to back (130 beats each, 131 cycles on the link) and small frames
+ * between them is held back once a largest frame's serialisation is
+ * queued. The link never idles while the node has a frame, and no frame
+ * waits on the link longer than that serialisation.
+ */
+void test_pacing()
+{
+	rnic::wire w(cfg());
+	const size_t big = frame_len(4096), small = frame_len(0);
+	const uint64_t slack = ser(14 + 20 + 8 + 12 + 16 + 4 + 4096 + 4);
+	const unsigned n = 300;
+	std::vector<uint64_t> handed, at;
+	uint64_t c = 100, first = 100, waited = 0;
+	int failed = failures;
+	unsigned i = 0;
+
+	for (; i < n || at.size() < n; c++) {
+		w.deliver(c);
+		while (w.rx_queued(1)) {
+			at.push_back(c);
+			w.rx_pop(1);
+		}
+		if (i == n || c < first)
+			continue;
+		if (c == first) {
+			/* A frame's first beat waits for the link. */
+			if (!w.tx_ready(0, c)) {
+				first = c + 1;
+				waited++;
+				continue;
+			}
+			size_t len = i % 3 == 2 ? small : big;
+
+			first = c + (len + kRate - 1) / kRate;	/* the next frame's first beat */
+			std::vector<uint8_t> f = tb::send_only(0, 1, kQpn, i, (unsigned)(len - small));
+
+			w.inject(0, first - 1, f.data(), f.size());	/* its last beat */
+			handed.push_back(first - 1);
+			i++;
+		}
+	}
+	CHECK(at.size() == n, "%zu frames arrived of %u", at.size(), n);
+	CHECK(waited > 0, "the sender was never held back");
+	uint64_t idle = 0, worst = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		size_t len = k % 3 == 2 ? small : big;
+		uint64_t wait = at[k] - kLatency - ser(len) - handed[k];
+
+		worst = std::max(worst, wait);
+		if (k && at[k] - ser(len) > at[k - 1])
+			idle += at[k] - ser(len) - at[k - 1];
+	}
+	CHECK(idle == 0, "the link idled %llu cycles while the node had frames",
+	      (unsigned long long)idle);
+	CHECK(worst <= slack, "a frame waited %llu cycles on the link (slack %llu)",
+	      (unsigned long long)worst, (unsigned long long)slack);
+	if (failures == failed)
+		std::printf("pacing: %u frames, the sender held %llu cycles, longest wait on the "
+			    "link %llu of %llu, no idle link: ok\n", n, (unsigned long long)waited,
+			    (unsigned long long)worst, (unsigned long long)slack);
+}
+
 } /* namespace */
 
 int main()
@@ -836,6 +902,7 @@ int main()
 	test_down();
 	test_determinism();
 	test_env();
+	test_pacing();
 	if (failures) {
 		std::printf("model_wire: %d checks FAILED\n", failures);
 		return 1;
