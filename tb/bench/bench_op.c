@@ -8,7 +8,7 @@
  *                 [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]
  *                 [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]
  *                 [--cq-period US] [--event-timeout US]] [--counters K]
- *                 [--bg-read B] [--both] [--kv]
+ *                 [--bg-read B] [--both] [--unsignaled] [--kv]
  *
  * Q RC QPs on each node share one send CQ (and, for SEND, one receive CQ);
  * rnic0 posts N signaled WRs round-robin over its QPs with up to W
@@ -48,6 +48,9 @@
  * are checked; the latencies are rnic0's. Reported: the cycles until both
  * directions are done, per message each way.
  *
+ * --unsignaled: only the last WR of each ibv_post_send chain (--chain K) is
+ * signaled; its completion covers the chain, as perftest's cq_mod does.
+ *
  * By default it prints a table; with --kv one line of key=value pairs
  * (the sweep runner reads it). A benchmark, not a test: CTest runs it only
  * through the sweep runner's own test.
@@ -69,6 +72,12 @@ extern unsigned int rnic_verbs_data_bits(void);
 #define CLOCK_MHZ 250.0
 #define MAX_POLL 256
 #define MAX_CHAIN 64
+
+/* A loaded run's wr_id: the QP index in the high half, the WR's number in
+ * bits 0..23 and, on the signaled last WR of an unsignaled chain, the WRs
+ * its completion covers in bits 24..31. */
+#define WR_IDX(id) ((uint32_t)(id) & 0xffffffu)
+#define WR_COV(id) ((uint32_t)(id) >> 24 ? (int)((uint32_t)(id) >> 24) : 1)
 
 enum op { OP_WRITE, OP_READ, OP_SEND, OP_FADD, OP_CSWAP };
 
@@ -93,6 +102,7 @@ struct opts {
 	int counters;	/* atomics: 8-byte words they go round-robin over */
 	uint32_t bg_read;	/* background READ size (0: none) */
 	int both;	/* rnic1 -> rnic0 as well */
+	int unsig;	/* only a chain's last WR signaled */
 };
 
 struct bench {
@@ -140,7 +150,7 @@ static void usage(void)
 		"                     [--qps Q] [--window W] [--mtu 256..4096] [--poll-batch B]\n"
 		"                     [--inline] [--chain K] [--lat-reps R] [--events [--cq-count C]\n"
 		"                     [--cq-period US] [--event-timeout US]] [--counters K]\n"
-		"                     [--bg-read B] [--both] [--kv]\n");
+		"                     [--bg-read B] [--both] [--unsignaled] [--kv]\n");
 	exit(2);
 }
 
@@ -222,6 +232,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->bg_read = (uint32_t)arg_num(argc, argv, &i, 1, 1 << 20);
 		} else if (!strcmp(a, "--both")) {
 			o->both = 1;
+		} else if (!strcmp(a, "--unsignaled")) {
+			o->unsig = 1;
 		} else if (!strcmp(a, "--kv")) {
 			o->kv = 1;
 		} else {
@@ -313,8 +325,12 @@ static void post_chain_on(struct bench *b, int nd, int q, uint64_t id0, int n)
 		wrs[i].wr_id = id0 + (uint64_t)i;
 		if (b->o.counters > 1)	/* the low half of a wr_id numbers the WR */
 			wrs[i].wr.atomic.remote_addr +=
-				8 * ((uint32_t)wrs[i].wr_id % (uint32_t)b->o.counters);
+				8 * (WR_IDX(wrs[i].wr_id) % (uint32_t)b->o.counters);
 		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+		if (b->o.unsig && i + 1 < n)
+			wrs[i].send_flags &= ~(unsigned int)IBV_SEND_SIGNALED;
+		else if (b->o.unsig && n > 1)
+			wrs[i].wr_id |= (uint64_t)n << 24;
 	}
 	rc = ibv_post_send(b->qp[nd][q], wrs, &bad);
 	CHECKF(!rc, "ibv_post_send of %d WRs on rnic%d's QP %d returned %d", n, nd, q, rc);
@@ -361,7 +377,7 @@ static void check_wc(struct bench *b, const struct ibv_wc *wc)
 	CHECKF(wc->status == IBV_WC_SUCCESS, "WR %" PRIu64 ": %s", wc->wr_id,
 	       t_status_str(wc->status));
 	if (b->o.op == OP_FADD)
-		b->atomics++;
+		b->atomics += (uint64_t)WR_COV(wc->wr_id);
 }
 
 /* Polls the send CQ once; returns the completions (in wc). */
@@ -535,13 +551,15 @@ static int pump1(struct bench *b)
 	n = ibv_poll_cq(b->scq[1], o->poll_batch, wc);
 	CHECKF(n >= 0, "ibv_poll_cq (rnic1's sends) returned %d", n);
 	for (i = 0; i < n; i++) {
+		int cov = WR_COV(wc[i].wr_id);
+
 		CHECKF(wc[i].status == IBV_WC_SUCCESS, "rnic1's WR %" PRIu64 ": %s", wc[i].wr_id,
 		       t_status_str(wc[i].status));
-		b->out1[wc[i].wr_id >> 32]--;
+		b->out1[wc[i].wr_id >> 32] -= cov;
 		if (o->op == OP_FADD)
-			b->atomics1++;
+			b->atomics1 += (uint64_t)cov;
+		b->done1 += cov;
 	}
-	b->done1 += n;
 	return n;
 }
 
@@ -549,7 +567,7 @@ static void loaded(struct bench *b, struct result *r)
 {
 	const struct opts *o = &b->o;
 	struct ibv_wc wc[MAX_POLL];
-	int posted = 0, done = 0, done_at_first = 0, q = 0, i;
+	int posted = 0, done = 0, done_at_first = 0, q = 0, i, got;
 	uint64_t c0, now;
 	long empty = 0;
 	double w0;
@@ -593,17 +611,21 @@ static void loaded(struct bench *b, struct result *r)
 			continue;
 		}
 		now = rnic_verbs_sim_cycle();
+		got = 0;
 		for (i = 0; i < n; i++) {
-			uint32_t k = (uint32_t)wc[i].wr_id;
+			uint32_t k = WR_IDX(wc[i].wr_id);
+			int cov = WR_COV(wc[i].wr_id), j;
 
-			b->out[wc[i].wr_id >> 32]--;
-			b->lat[done + i] = now - b->post_at[k];
+			b->out[wc[i].wr_id >> 32] -= cov;
+			/* A chain's WRs are numbered in a row, the signaled one last. */
+			for (j = 0; j < cov; j++)
+				b->lat[done + got++] = now - b->post_at[k - (uint32_t)j];
 		}
 		if (!done) {
 			r->first_done_at = now;
-			done_at_first = n;
+			done_at_first = got;
 		}
-		done += n;
+		done += got;
 		r->last_done_at = now;
 	}
 	r->wall_s = now_s() - w0;
@@ -829,13 +851,14 @@ int main(int argc, char **argv)
 		       " load_lat_max=%" PRIu64 " events=%" PRIu64 " events_per_msg=%.4f"
 		       " event_timeouts=%" PRIu64
 		       " cq_count=%d cq_period=%d counters=%d bg_read=%u bg_reads=%" PRIu64
-		       " both=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
+		       " both=%d unsignaled=%d sim_cycle_end=%" PRIu64 " sim_cps=%.4g\n",
 		       op_names[o->op], o->size, o->msgs, o->qps, o->window, o->mtu,
 		       o->poll_batch, o->inl, o->chain, rnic_verbs_data_bits(), r.ul_min, r.ul_p50,
 		       r.ul_p99, r.ul_max, r.total, r.cpm_steady, r.rate_mpps,
 		       r.goodput_gbps, r.goodput_pct, r.ll_p50, r.ll_p90, r.ll_p99, r.ll_max,
 		       b.events, (double)b.events / o->msgs, b.timeouts, o->cq_count, o->cq_period,
-		       o->counters, o->bg_read, b.bg_done, o->both, rnic_verbs_sim_cycle(), r.sim_cps);
+		       o->counters, o->bg_read, b.bg_done, o->both, o->unsig, rnic_verbs_sim_cycle(),
+		       r.sim_cps);
 	} else {
 		printf("## %s %u B rnic0 %s rnic1: %d QPs, window %d, path MTU %d, poll batch %d%s, datapath %u bits\n\n",
 		       op_names[o->op], o->size, o->both ? "<->" : "->", o->qps, o->window, o->mtu, o->poll_batch,
