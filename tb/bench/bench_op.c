@@ -337,14 +337,9 @@ static void post_chain_on(struct bench *b, int nd, int q, uint64_t id0, int n)
 	(nd ? b->out1 : b->out)[q] += n;
 }
 
-static void post_chain(struct bench *b, int q, uint64_t id0, int n)
-{
-	post_chain_on(b, 0, q, id0, n);
-}
-
 static void post(struct bench *b, int q, uint64_t wr_id)
 {
-	post_chain(b, q, wr_id, 1);
+	post_chain_on(b, 0, q, wr_id, 1);
 }
 
 /* SEND: node nd's receive completions, each replaced by a new receive. */
@@ -528,6 +523,27 @@ static void bg_drain(struct bench *b)
 		CHECK_MEM(b->bg_dst.p, b->bg_src.p, b->o.bg_read);
 }
 
+/* Node nd's QP q posts chains (--chain) until its window is full or *posted
+ * reaches the run's messages; post_at, if given, gets each WR's post cycle. */
+static void refill(struct bench *b, int nd, int q, int *posted, uint64_t *post_at)
+{
+	const struct opts *o = &b->o;
+	const int *out = nd ? b->out1 : b->out;
+
+	while (out[q] < o->window && *posted < o->msgs) {
+		int n = o->chain, k;
+
+		if (n > o->window - out[q])
+			n = o->window - out[q];
+		if (n > o->msgs - *posted)
+			n = o->msgs - *posted;
+		for (k = 0; post_at && k < n; k++)
+			post_at[*posted + k] = rnic_verbs_sim_cycle();
+		post_chain_on(b, nd, q, ((uint64_t)q << 32) | (uint64_t)*posted, n);
+		*posted += n;
+	}
+}
+
 /* --both: rnic1's side of the loaded run: its QPs' windows refilled, its
  * send completions taken and checked. Returns the completions taken. */
 static int pump1(struct bench *b)
@@ -536,18 +552,8 @@ static int pump1(struct bench *b)
 	struct ibv_wc wc[MAX_POLL];
 	int q, n, i;
 
-	for (q = 0; q < o->qps && b->posted1 < o->msgs; q++) {
-		while (b->out1[q] < o->window && b->posted1 < o->msgs) {
-			int k = o->chain;
-
-			if (k > o->window - b->out1[q])
-				k = o->window - b->out1[q];
-			if (k > o->msgs - b->posted1)
-				k = o->msgs - b->posted1;
-			post_chain_on(b, 1, q, ((uint64_t)q << 32) | (uint64_t)b->posted1, k);
-			b->posted1 += k;
-		}
-	}
+	for (q = 0; q < o->qps && b->posted1 < o->msgs; q++)
+		refill(b, 1, q, &b->posted1, NULL);
 	n = ibv_poll_cq(b->scq[1], o->poll_batch, wc);
 	CHECKF(n >= 0, "ibv_poll_cq (rnic1's sends) returned %d", n);
 	for (i = 0; i < n; i++) {
@@ -585,18 +591,7 @@ static void loaded(struct bench *b, struct result *r)
 			n1 = pump1(b);
 		/* Round-robin: each QP gets its window refilled in turn. */
 		for (tries = 0; tries < o->qps && posted < o->msgs; tries++) {
-			while (b->out[q] < o->window && posted < o->msgs) {
-				int n = o->chain, k;
-
-				if (n > o->window - b->out[q])
-					n = o->window - b->out[q];
-				if (n > o->msgs - posted)
-					n = o->msgs - posted;
-				for (k = 0; k < n; k++)
-					b->post_at[posted + k] = rnic_verbs_sim_cycle();
-				post_chain(b, q, ((uint64_t)q << 32) | (uint64_t)posted, n);
-				posted += n;
-			}
+			refill(b, 0, q, &posted, b->post_at);
 			q = (q + 1) % o->qps;
 		}
 		if (done < o->msgs) {
