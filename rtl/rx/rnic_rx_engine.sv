@@ -838,8 +838,12 @@ module rnic_rx_engine #(
                                (head.kind == rnic_pkg::InflFlush) ||
                                (head.kind == rnic_pkg::InflLocalErr) || ret_ack_ok);
   // StRetireOut's work (the record leaves the ring, progress is reported):
-  // in the StRetire cycle that completes it when no report is pending,
-  // else in StRetireOut.
+  // in the StRetire cycle that completes it when the report register is
+  // free, else in StRetireOut. The register frees in the cycle its report
+  // is taken (done_free, as the CQE registers): the report is the QP's
+  // done index, which the next one carries further, so a retire loop
+  // retires a record per cycle (every other cycle until stop 51, each
+  // retire waiting out the previous report).
   // A READ's last response (or an atomic ACK) retires its record in the
   // StAfterPlace work that completes it (rd_last, also from StPlace).
   logic rd_last;
@@ -849,7 +853,9 @@ module rnic_rx_engine #(
   // leaves only if it is still there: a context write that resets the SQ
   // meanwhile (a progress report or a placement in between) emptied the
   // ring, and the QP starts again from WQE 0.
-  assign ret_out = !need_done_q && head_v &&
+  logic done_free;
+  assign done_free = !need_done_q || (done_valid_o && done_ready_i);
+  assign ret_out = done_free && head_v &&
                    ((st_q == StRetireOut) || ((st_sel == StRetire) && scqe_free && ret_take) ||
                     rd_last);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
@@ -1703,7 +1709,7 @@ module rnic_rx_engine #(
         // next StRetire waits for it. The record leaves here (ret_out) when
         // the previous progress report was still pending in StRetire.
         StRetireOut: begin
-          if (!need_done_q) st_q <= StRetire;
+          if (done_free) st_q <= StRetire;
         end
         // After the ACK retired what it covers: an ACK beyond a READ/atomic
         // at the head means its response was lost (implied NAK, imp_nak;
