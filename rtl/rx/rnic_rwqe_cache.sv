@@ -21,10 +21,13 @@
 // Hints are always taken: one already held or in flight is ignored, and
 // one that finds no entry is dropped, which only costs the read it would
 // have saved. Only a hint of a WQE needed next (hint_evict_i) may evict a
-// filled entry (in turn); one that looks further ahead takes a free entry
-// or nothing, so that more queues than entries do not thrash the cache, and
-// the engine looks further than the next two WQEs only while room_o says
-// that a quarter of the entries are free. Reads return in
+// filled entry, one read ahead of a receive queue's next WQEs first, else
+// any in turn; a send WQE's hint (a READ's or atomic's, whose response is on
+// its way) may take an entry read ahead; one that looks further ahead takes
+// a free entry or nothing,
+// so that more queues than entries do not thrash the cache, and the engine
+// looks further than the next two WQEs only while room_o says that a
+// sixteenth of the entries are free. Reads return in
 // request order (rnic_dma_rd_mux); the block takes every beat at once.
 module rnic_rwqe_cache #(
   parameter int unsigned DataW = 256,
@@ -40,7 +43,7 @@ module rnic_rwqe_cache #(
   input  logic [KeyW-1:0]                hint_key_i,
   input  logic [63:0]                    hint_addr_i,
   input  logic [15:0]                    hint_len_i,
-  // At least a quarter of the entries are free: room for WQEs further ahead
+  // At least a sixteenth of the entries are free: room for WQEs further ahead
   output logic                           room_o,
   // Lookup of the WQE the engine is about to read (outputs valid with lk_valid_i)
   input  logic                           lk_valid_i,
@@ -75,6 +78,11 @@ module rnic_rwqe_cache #(
   // cleared by retirement or reset; a pending entry that is no longer live
   // becomes free when its read ends.
   logic [Entries-1:0] pend_q, full_q, live_q, err_q;
+  // A receive WQE read ahead beyond the next one (a hint that may not
+  // evict): evicted before the entries of WQEs needed next and of send
+  // WQEs (whose responses are on their way). A hint that names the WQE as
+  // needed next clears it.
+  logic [Entries-1:0] far_q;
   logic [KeyW-1:0] key_q [Entries];
   logic [BeatCW-1:0] nbeat_q [Entries];   // beats the read returned (a short WQE)
   logic [DataW-1:0] mem_q [Entries * NBeats];
@@ -139,18 +147,24 @@ module rnic_rwqe_cache #(
 
   // ---------------------------------------------------------------------------
   // Hints: an entry for a WQE not held yet, a free one first, else the
-  // next filled one in turn; pending entries are never evicted. The tags
+  // next filled one read ahead (far_q) in turn, else the next filled one in
+  // turn; pending entries are never evicted. The tags
   // are compared only in a cycle with a hint (alloc needs one).
   // ---------------------------------------------------------------------------
-  logic held, vic_ok;
+  logic held, vic_ok, hint_sq;
+  logic [Entries-1:0] held_e;
+  // A send WQE (a READ's or atomic's: its response is on its way) may take
+  // a receive WQE's entry read ahead, whether or not it may evict.
+  assign hint_sq = (hint_key_i[KeyW-1 -: 2] == rnic_pkg::RwqeSq);
   logic [EntW-1:0] vic;
   always_comb begin
-    held = 1'b0;
+    held_e = '0;
     if (hint_valid_i) begin
       for (int e = 0; e < Entries; e++) begin
-        if ((pend_q[e] || full_q[e]) && live_q[e] && (key_q[e] == hint_key_i)) held = 1'b1;
+        held_e[e] = (pend_q[e] || full_q[e]) && live_q[e] && (key_q[e] == hint_key_i);
       end
     end
+    held = |held_e;
   end
   always_comb begin
     vic_ok = 1'b0;
@@ -163,6 +177,13 @@ module rnic_rwqe_cache #(
         end
       end
       for (int k = 0; k < Entries; k++) begin
+        if (!vic_ok && (hint_evict_i || hint_sq) && full_q[rr_q + EntW'(k)] &&
+            far_q[rr_q + EntW'(k)]) begin
+          vic_ok = 1'b1;
+          vic = rr_q + EntW'(k);
+        end
+      end
+      for (int k = 0; k < Entries; k++) begin
         if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
           vic_ok = 1'b1;
           vic = rr_q + EntW'(k);
@@ -171,10 +192,12 @@ module rnic_rwqe_cache #(
     end
   end
   // Room for a look further ahead: hints beyond the next WQEs are sent only
-  // while a quarter of the entries are free, so they never fill the cache
-  // that the queues' next WQEs need (a half kept 16 QPs x 4 receives from
-  // reading ahead: docs/performance.md).
-  assign room_o = $countones(~(pend_q | full_q)) >= (Entries + 3) / 4;
+  // while a sixteenth of the entries are free. What they fill is evicted
+  // first when a queue's next WQE needs an entry, so they may take nearly
+  // all of it: 8 QPs each read 7 or 8 receives ahead, as a burst of SENDs
+  // to one QP needs. (A half kept 16 QPs x 4 receives from reading ahead;
+  // a quarter, before far_q, kept 8 QPs to 6 ahead: docs/performance.md.)
+  assign room_o = $countones(~(pend_q | full_q)) >= (Entries + 15) / 16;
   // A hint for a WQE being retired or reset in the same cycle is stale.
   logic hint_stale, alloc;
   assign hint_stale = (inv_i && (hint_key_i == inv_key_i)) ||
@@ -237,6 +260,7 @@ module rnic_rwqe_cache #(
       full_q <= '0;
       live_q <= '0;
       err_q <= '0;
+      far_q <= '0;
       rr_q <= '0;
       beat_q <= '0;
       fill_err_q <= 1'b0;
@@ -254,7 +278,9 @@ module rnic_rwqe_cache #(
         full_q[wq_out] <= live_q[wq_out] && !kill[wq_out];
         err_q[wq_out] <= fill_err_q || rd_rsp_err_i;
       end
+      if (hint_evict_i) far_q <= far_q & ~held_e;
       if (alloc) begin
+        far_q[vic] <= !hint_evict_i && !hint_sq;
         live_q[vic] <= 1'b1;
         pend_q[vic] <= 1'b1;
         full_q[vic] <= 1'b0;

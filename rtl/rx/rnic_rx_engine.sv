@@ -700,7 +700,7 @@ module rnic_rx_engine #(
   logic sq_hint_q;
   logic [15:0] sq_hint_idx_q;
   // An RQ keeps a read-ahead frontier (rq_hf_q): the next WQE to hint.
-  // While the WQE cache has room (a quarter of its entries free), every RQ
+  // While the WQE cache has room (a sixteenth of its entries free), every RQ
   // doorbell and every take's second hint names the frontier and moves it
   // on, up to RqAhead WQEs from the head, so that WQEs posted while the
   // queue is not empty, and bursts of SENDs to one QP, find their WQEs

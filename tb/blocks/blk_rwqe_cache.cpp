@@ -44,10 +44,13 @@
 // The allocation policy of the header comment is modelled exactly: a hint is
 // taken when its key is not held (pending or filled, and live), an entry is
 // found (the first free one; else, only if hint_evict_i, the first filled one
-// from rr_q on, which is evicted and moves rr_q past it; pending entries
-// never) and the hint is not stale (its key retired, or its number reset with
-// the flag of its kind: clr_srq_i for an SRQ key, clr_qp_i for any other, in
-// the same cycle). Retirements/resets and hints act at the clock edge; a
+// from rr_q on that was read ahead - taken by a hint without hint_evict_i, of
+// a kind other than SQ, and not named since by a hint with hint_evict_i -
+// else the first filled one from rr_q on; an SQ hint without hint_evict_i
+// takes the first filled one read ahead from rr_q on; the one evicted moves
+// rr_q past it; pending entries never) and the hint is not stale (its key
+// retired, or its number reset with the flag of its kind: clr_srq_i for an
+// SRQ key, clr_qp_i for any other, in the same cycle). Retirements/resets and hints act at the clock edge; a
 // lookup sees the state before it. Checks, every cycle:
 //  (a) lk_hit_o is exactly the model's; on a hit lk_data_o is the bytes the
 //      memory returned for that key's read (the first 96 bytes of its beats,
@@ -99,6 +102,13 @@
 //    a pending key is ignored, the model expects its read (1234 / 486);
 //  - hint_stale without its inv_i term: caught by (c) (1986 / 1731);
 //  - eviction does not move rr_q: caught (127 / 1111);
+//  - eviction ignores far_q (any filled entry in turn, stop 51): caught
+//    (171 / 5219, by (a): lk_hit_o=0 for a key the model holds);
+//  - SQ entries read ahead too (far_q without the kind test): caught
+//    (171 / 6667);
+//  - a hint with hint_evict_i does not clear far_q: caught (1148 / 12494);
+//  - a send WQE's hint without hint_evict_i takes no entry read ahead:
+//    caught by (c) (60 / 799);
 //  - pending entries evictable: caught by (c) (19 / 9);
 //  - err_q from the last beat's rd_rsp_err_i only: caught by (a) (27 / 128);
 //  - beats past nbeat_q not masked to zero: caught by (a) (60 / 128);
@@ -190,6 +200,7 @@ struct Read {
 
 struct Ent {
   bool pend = false, full = false, live = false;
+  bool far = false;         // read ahead: evicted first
   uint64_t key = 0;
   int read = -1;            // the read filling it / that filled it
   unsigned prev_beats = 0;  // beats of the fill before (stale data to mask)
@@ -245,6 +256,7 @@ int main(int argc, char **argv) {
 
   // ---- counts
   uint64_t n_room = 0, n_noroom = 0;  // cycles with and without room_o
+  uint64_t n_evict_far = 0, n_unfar = 0, n_sq_far = 0;
   uint64_t n_hints = 0, n_alloc = 0, n_alloc_free = 0, n_evict = 0, n_held = 0, n_nofree = 0,
            n_noevict = 0, n_free_noev = 0, n_stale = 0, n_stale_clr = 0, n_hint_spared = 0,
            n_reads = 0, n_err_reads = 0, n_fills = 0, n_fill_dead = 0, n_fill_kill = 0,
@@ -449,7 +461,7 @@ int main(int argc, char **argv) {
     bool kill[kE];
     for (unsigned e = 0; e < kE; e++)
       kill[e] = (iv && ent[e].key == ikey) || reset_drops(ent[e].key, cqp, csrq, cnum);
-    bool held = false, vic_ok = false, any_free = false, any_full = false;
+    bool held = false, vic_ok = false, any_free = false, any_full = false, far_vic = false;
     unsigned vic = 0;
     for (auto &e : ent) {
       if ((e.pend || e.full) && e.live && e.key == hkey) held = true;
@@ -458,6 +470,12 @@ int main(int argc, char **argv) {
     for (unsigned e = 0; e < kE && !vic_ok; e++)
       if (!ent[e].pend && !ent[e].full) vic_ok = any_free = true, vic = e;
     // only a hint that may evict takes a filled entry, the first from rr on
+    // that was read ahead, else the first from rr on; a send WQE's hint
+    // takes one read ahead whether or not it may evict
+    const bool hsq = kind_of(hkey) == kSq;
+    for (unsigned k = 0; k < kE && !vic_ok && (hev || hsq); k++)
+      if (ent[(rr + k) % kE].full && ent[(rr + k) % kE].far)
+        vic_ok = true, vic = (rr + k) % kE, far_vic = true;
     for (unsigned k = 0; k < kE && !vic_ok && hev; k++)
       if (ent[(rr + k) % kE].full) vic_ok = true, vic = (rr + k) % kE;
     const bool stale_inv = iv && hkey == ikey;
@@ -482,10 +500,10 @@ int main(int argc, char **argv) {
     // ---- checks of the outputs
     BLK_CHECK(top.rd_rsp_ready_o == 1, "rd_rsp_ready_o=0");
     {
-      // room_o: at least a quarter of the entries free, rounded up (neither pending nor filled)
+      // room_o: at least a sixteenth of the entries free, rounded up (neither pending nor filled)
       unsigned nfree = 0;
       for (auto &e : ent) nfree += (!e.pend && !e.full) ? 1 : 0;
-      BLK_CHECK(top.room_o == (nfree >= (kE + 3) / 4), "room_o=%d with %u of %u entries free",
+      BLK_CHECK(top.room_o == (nfree >= (kE + 15) / 16), "room_o=%d with %u of %u entries free",
                 top.room_o, nfree, (unsigned)kE);
       if (top.room_o) n_room++;
       else n_noroom++;
@@ -668,10 +686,18 @@ int main(int argc, char **argv) {
           ent[it.entry].read >= 0 ? reads[(size_t)ent[it.entry].read].nbeats : 0;
       ent[it.entry].read = new_read;
     }
+    // a hint naming a held WQE as needed next: no longer read ahead
+    if (hv && hev)
+      for (unsigned e = 0; e < kE; e++)
+        if ((old[e].pend || old[e].full) && old[e].live && old[e].key == hkey && old[e].far)
+          ent[e].far = false, n_unfar++;
     if (alloc) {
       n_alloc++;
+      ent[vic].far = !hev && kind_of(hkey) != kSq;
       if (old[vic].full) {
         n_evict++;
+        if (far_vic) n_evict_far++;
+        if (far_vic && !hev) n_sq_far++;
         rr = (vic + 1) % kE;
       } else {
         n_alloc_free++;
@@ -757,6 +783,16 @@ int main(int argc, char **argv) {
             (unsigned long long)n_evict, (unsigned long long)n_held, (unsigned long long)n_stale,
             (unsigned long long)n_stale_clr, (unsigned long long)n_hint_spared,
             (unsigned long long)n_noevict, (unsigned long long)n_nofree);
+  info("evictions of WQEs read ahead %llu (of %llu; %llu by a send WQE's hint without "
+       "hint_evict_i); read-ahead marks cleared by a hint %llu",
+       (unsigned long long)n_evict_far, (unsigned long long)n_evict,
+       (unsigned long long)n_sq_far, (unsigned long long)n_unfar);
+  BLK_CHECK(n_evict_far >= kMin && n_evict - n_evict_far >= kMin && n_unfar >= kMin &&
+                n_sq_far >= kMin,
+            "weak coverage of the eviction order: %llu of %llu evictions read ahead (%llu by a "
+            "send WQE's hint), %llu marks cleared",
+            (unsigned long long)n_evict_far, (unsigned long long)n_evict,
+            (unsigned long long)n_sq_far, (unsigned long long)n_unfar);
   BLK_CHECK(n_room >= kMin && n_noroom >= kMin, "weak coverage of room_o: %llu cycles with, %llu without",
             (unsigned long long)n_room, (unsigned long long)n_noroom);
   BLK_CHECK(n_reads >= kMin && n_err_reads >= kMin && max_infl == kE && max_iq == kE &&

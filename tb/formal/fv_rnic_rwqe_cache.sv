@@ -11,7 +11,8 @@
 //   never with a hit, and only after a hint of K since its last retirement
 //   or reset;
 // - kept: once such a read completes, K hits until K is retired or reset or
-//   a hint that may evict (hint_evict_i) comes; no other hint evicts;
+//   a hint that may evict (hint_evict_i) or a send WQE's hint (kind SQ,
+//   which may take an entry read ahead) comes; no other hint evicts;
 // - DMA requests hold valid, address and length until taken; the length is
 //   at most RwqeBytes, for K the hint's clamped to it; at most Entries
 //   reads are in flight; responses are always taken.
@@ -133,7 +134,7 @@ module fv_rnic_rwqe_cache (
   logic [NB*256-1:0] racc, rnext;
   // khinted: a hint of K came since K's last retirement or reset;
   // kheld: K's last fresh read completed, and since then neither a
-  // retirement or reset of K nor a hint that may evict;
+  // retirement or reset of K nor a hint that may evict (or a send WQE's);
   // stale_done: a read of K completed after K's retirement or reset;
   // reread: a fresh read of K completed while K had one already (evicted).
   logic rerr, kok, kerr, khinted, kheld, stale_done, reread;
@@ -168,7 +169,10 @@ module fv_rnic_rwqe_cache (
       end
       if (hint_valid_i && (hint_key_i == k)) khinted <= 1'b1;
       if (done && fresh[0]) kheld <= 1'b1;
-      if (hint_valid_i && hint_evict_i) kheld <= 1'b0;
+      if (hint_valid_i &&
+          (hint_evict_i || (hint_key_i[rnic_pkg::RwqeKeyW-1 -: 2] == rnic_pkg::RwqeSq))) begin
+        kheld <= 1'b0;
+      end
       if (kill_k) begin
         kok <= 1'b0;
         khinted <= 1'b0;
@@ -252,7 +256,8 @@ module fv_rnic_rwqe_cache (
         assert (!lk_hit_o);
         assert (khinted);
       end
-      // Kept until retired, reset or evicted by a hint that may evict.
+      // Kept until retired, reset or evicted by a hint that may evict (or a
+      // send WQE's hint).
       if (kheld && k_lk) assert (lk_hit_o);
       // No lookup, no answer.
       if (!lk_valid_i) assert (!lk_hit_o && !lk_pend_o);
