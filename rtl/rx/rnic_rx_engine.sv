@@ -354,9 +354,9 @@ module rnic_rx_engine #(
   // ---------------------------------------------------------------------------
   logic [15:0] head_idx;
   /* verilator lint_off UNUSEDSIGNAL */  // in-flight record views
-  rnic_pkg::infl_t head;
+  rnic_pkg::infl_t head, nxt;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic head_v;
+  logic head_v, nxt_v;
 
   // The record of a WQE sent again holds its PSNs; a WQE without its
   // record (or whose slot holds a later WQE) has completed already.
@@ -858,6 +858,18 @@ module rnic_rx_engine #(
   assign ret_out = done_free && head_v &&
                    ((st_q == StRetireOut) || ((st_sel == StRetire) && scqe_free && ret_take) ||
                     rd_last);
+  // Two records in one retire (ret_pair): an ACK that covers the head, an
+  // RC WQE without a completion of its own (unsignaled), and the record
+  // after it; the completion, if any, is the second's. An ACK that asks
+  // for an ACK on every second WQE (AckEvery) covers two such records,
+  // which took a cycle each.
+  logic head_acked, ret_pair;
+  assign head_acked = ack_mode && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
+                      rnic_pkg::psn_ge(ack_psn, head.last_psn);
+  assign ret_pair = ret_out && (st_sel == StRetire) && !flushing &&
+                    (ctx.state != rnic_pkg::QpsErr) && (ctx.state != rnic_pkg::QpsSqe) &&
+                    head_acked && !head.signaled && nxt_v && !nxt.is_read &&
+                    (nxt.kind == rnic_pkg::InflNormal) && rnic_pkg::psn_ge(ack_psn, nxt.last_psn);
   assign head_atomic = (head.wc_op == rnic_pkg::WcOpCompSwap) ||
                        (head.wc_op == rnic_pkg::WcOpFetchAdd);
 
@@ -920,10 +932,13 @@ module rnic_rx_engine #(
     .done_o(head_idx),
     .head_o(head),
     .head_v_o(head_v),
+    .next_o(nxt),
+    .next_v_o(nxt_v),
     .slot_i(fault_slot),
     .slot_rec_o(fault_rec),
     .slot_v_o(fault_v),
     .retire_i(ret_out),
+    .retire2_i(ret_pair),
     .wr_i(ring_push || ring_fix),
     .wr_new_i(ring_push),
     .wr_q_i(ring_push ? inf_rec.qpn[QpW-1:0] : q),
@@ -1683,13 +1698,13 @@ module rnic_rx_engine #(
                 flushing_q <= 1'b1;
                 ret_st_q <= (qp_uc || qp_ud) ? StIdle : StRqFlush;
                 st_q <= StRetireOut;
-              end else begin  // ret_ack_ok
+              end else begin  // ret_ack_ok (ret_pair: the next record's completion)
                 scqe_q <= '0;
                 scqe_q.status <= rnic_pkg::WcSuccess;
-                scqe_q.opcode <= head.wc_op;
-                scqe_q.byte_len <= head.len;
-                need_scqe_q <= head.signaled;
-                {una_wv_q, una_wd_q} <= {1'b1, head.last_psn + 24'd1};
+                scqe_q.opcode <= ret_pair ? nxt.wc_op : head.wc_op;
+                scqe_q.byte_len <= ret_pair ? nxt.len : head.len;
+                need_scqe_q <= ret_pair ? nxt.signaled : head.signaled;
+                {una_wv_q, una_wd_q} <= {1'b1, (ret_pair ? nxt.last_psn : head.last_psn) + 24'd1};
                 progress_q <= 1'b1;
                 st_q <= StRetireOut;
               end
@@ -1697,7 +1712,7 @@ module rnic_rx_engine #(
             if (scqe_free) begin
               scqe_q.cqn <= ctx.scqn;
               scqe_q.qpn <= qpn_q;
-              scqe_q.wqe_idx <= head.wqe_idx;
+              scqe_q.wqe_idx <= ret_pair ? nxt.wqe_idx : head.wqe_idx;
               scqe_dat_q <= head.is_read;
               scqe_q.src_qp <= ctx.dest_qpn;
             end

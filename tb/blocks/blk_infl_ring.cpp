@@ -1,14 +1,16 @@
 // blk_infl_ring: rnic_infl_ring alone, against a reference model of the ring.
 //
 // Every cycle a seeded random mix of the four writes (a new record, a record
-// changed in place, the retire of the completer's head, the reset of a QP's
-// ring), often several in one cycle and on the same QP and slot, and random
-// addresses on the three read ports. Checked every cycle, before the edge:
-// the done index, head record and valid bit of the completer's QP, the
-// record and valid bit at its slot_i, the requester's lookup; the model
+// changed in place, the retire of the completer's head - or of the head and
+// the record after it -, the reset of a QP's ring), often several in one
+// cycle and on the same QP and slot, and random addresses on the read ports.
+// Checked every cycle, before the edge: the done index, head record and
+// valid bit of the completer's QP, the record after the head and its valid
+// bit, the record and valid bit at its slot_i, the requester's lookup; the model
 // applies one cycle's writes in the module's order (retire, record write,
 // reset; a later one wins where they meet). Retires come only while the
-// head is valid, as in the engine (the module asserts it).
+// head is valid, a retire of two only while the next is valid too, as in
+// the engine (the module asserts it).
 #include "Vrnic_infl_ring.h"
 #include "blk_common.h"
 
@@ -55,6 +57,7 @@ int main(int argc, char **argv) {
   auto tick = [&]() { clock_cycle(top); };
   auto idle_inputs = [&]() {
     top.retire_i = 0;
+    top.retire2_i = 0;
     top.wr_i = 0;
     top.wr_new_i = 0;
     top.clr_i = 0;
@@ -87,6 +90,7 @@ int main(int argc, char **argv) {
   }
 
   const unsigned kCycles = 200000;
+  unsigned n_ret2 = 0, ret2_new_same = 0;
   unsigned n_new = 0, n_fix = 0, n_ret = 0, n_clr = 0, ret_new_same = 0, clr_wr_same = 0,
            clr_ret_same = 0, new_over_valid = 0, full = 0;
   for (unsigned c = 0; c < kCycles; c++) {
@@ -100,6 +104,8 @@ int main(int argc, char **argv) {
     top.rd_slot_i = (unsigned)r.range(0, DEPTH - 1);
 
     const bool retire = m.v[q][m.head_slot(q)] && r.chance(0.35);
+    const unsigned ns = (m.head_slot(q) + 1) % DEPTH;
+    const bool retire2 = retire && m.v[q][ns] && r.chance(0.3);
     bool wr = r.chance(0.5), wr_new = false, clr = r.chance(0.03);
     unsigned wq = 0, ws = 0, cq = 0;
     Bits wrec = rand_rec(r);
@@ -116,6 +122,7 @@ int main(int argc, char **argv) {
     }
     if (clr) cq = r.chance(0.5) ? q : (unsigned)r.range(0, span - 1);
     top.retire_i = retire;
+    top.retire2_i = retire2;
     top.wr_i = wr;
     top.wr_new_i = wr_new;
     top.wr_q_i = wq;
@@ -131,6 +138,9 @@ int main(int argc, char **argv) {
     BLK_CHECK(top.head_v_o == m.v[q][hs], "QP %u: head_v_o %u, want %u", q, top.head_v_o,
               m.v[q][hs]);
     BLK_CHECK(same(vget(top.head_o, kInflW), m.rec[q * DEPTH + hs]), "QP %u: head_o differs", q);
+    BLK_CHECK(top.next_v_o == m.v[q][ns], "QP %u: next_v_o %u, want %u", q, top.next_v_o,
+              m.v[q][ns]);
+    BLK_CHECK(same(vget(top.next_o, kInflW), m.rec[q * DEPTH + ns]), "QP %u: next_o differs", q);
     BLK_CHECK(top.slot_v_o == m.v[q][top.slot_i], "QP %u slot %u: slot_v_o %u, want %u", q,
               top.slot_i, top.slot_v_o, m.v[q][top.slot_i]);
     BLK_CHECK(same(vget(top.slot_rec_o, kInflW), m.rec[q * DEPTH + top.slot_i]),
@@ -142,6 +152,8 @@ int main(int argc, char **argv) {
 
     // Coverage of the meetings
     if (retire && wr_new && wq == q && ws == hs) ret_new_same++;
+    if (retire2 && wr_new && wq == q && ws == ns) ret2_new_same++;
+    n_ret2 += retire2;
     if (clr && wr && cq == wq) clr_wr_same++;
     if (clr && retire && cq == q) clr_ret_same++;
     if (wr_new && m.v[wq][ws] && !(retire && wq == q && ws == hs)) new_over_valid++;
@@ -155,6 +167,10 @@ int main(int argc, char **argv) {
     if (retire) {
       m.v[q][hs] = false;
       m.done[q]++;
+      if (retire2) {
+        m.v[q][ns] = false;
+        m.done[q]++;
+      }
     }
     if (wr) {
       m.rec[wq * DEPTH + ws] = wrec;
@@ -171,6 +187,9 @@ int main(int argc, char **argv) {
        "full ring",
        NQP, DEPTH, kCycles, n_new, n_fix, n_ret, n_clr, ret_new_same, clr_wr_same, clr_ret_same,
        new_over_valid, full);
+  info("%u retires of two records, %u of them with a new record at the second's slot", n_ret2,
+       ret2_new_same);
+  BLK_CHECK(n_ret2 > 5000 && ret2_new_same > 50, "the random mix missed retires of two");
   BLK_CHECK(n_ret > 20000 && ret_new_same > 100 && clr_wr_same > 100 && clr_ret_same > 100 &&
                 new_over_valid > 1000 && full > 1000,
             "the random mix missed a kind of cycle");

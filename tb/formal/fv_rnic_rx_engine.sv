@@ -1,7 +1,9 @@
 // Properties of the completer's in-flight ring in rnic_rx_engine (2 QPs,
 // InflDepth 2, 256-bit data): each WQE of a QP completes once and in WQE
 // order. The progress the engine reports to the SQ scheduler (done_ci_o)
-// steps by exactly one per report and never past the last WQE the
+// steps by one per report, or by two when the first of the two WQEs is an
+// RC request without a completion of its own (the completer retires such a
+// record and the next in one cycle), and never past the last WQE the
 // requester handed over; every send completion (a CQE on the completer's
 // port, which carries only send opcodes; the responder's carries only
 // receive opcodes) names a WQE handed over and later than the QP's previous
@@ -184,6 +186,9 @@ module fv_rnic_rx_engine (
   // not memories, in Yosys's formal flow.
   logic [16*NQp-1:0] issued, done, cnext;
   logic [4*NQp-1:0] rd;
+  // Per QP and ring slot: the record handed over is an RC request without a
+  // completion of its own (normal, not a READ/atomic, unsignaled).
+  logic [NQp*InflDepth-1:0] plain;
 
   // The record: the requester's WQE order, or a flush record replacing one
   // still in the ring.
@@ -240,8 +245,13 @@ module fv_rnic_rx_engine (
       done <= '0;
       cnext <= '0;
       rd <= '0;
+      plain <= '0;
     end else begin
       if (infl_take && !infl_repl_i) issued[16*iq +: 16] <= i_issued + 16'd1;
+      if (infl_take) begin
+        plain[InflDepth*iq + 32'(rec.wqe_idx[$clog2(InflDepth)-1:0])] <=
+            (rec.kind == rnic_pkg::InflNormal) && !rec.is_read && !rec.signaled;
+      end
       if (done_valid_o && done_ready_i) done[16*dq +: 16] <= done_ci_o;
       if (send_cqe && scqe_ready_i) cnext[16*cq +: 16] <= cqe.wqe_idx + 16'd1;
       for (int i = 0; i < NQp; i++) begin
@@ -253,11 +263,14 @@ module fv_rnic_rx_engine (
 
   always_comb begin
     if (rst_ni && ran) begin
-      // Progress: one WQE per report, never past what was handed over.
+      // Progress: one WQE per report, or two of which the first needs no
+      // completion; never past what was handed over.
       if (done_valid_o) begin
         assert (done_qpn_o < 24'(NQp));
-        assert (done_ci_o == d_done + 16'd1);
-        assert (d_done != d_issued);
+        assert ((done_ci_o == d_done + 16'd1) ||
+                ((done_ci_o == d_done + 16'd2) &&
+                 plain[InflDepth*dq + 32'(d_done[$clog2(InflDepth)-1:0])]));
+        assert (16'(done_ci_o - d_done) <= 16'(d_issued - d_done));
       end
       // Send completions: a WQE handed over, after the QP's previous one.
       // (They leave on the completer's port, receive completions on the
