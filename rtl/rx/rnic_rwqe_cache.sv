@@ -21,14 +21,14 @@
 // Hints are always taken: one already held or in flight is ignored, and
 // one that finds no entry is dropped, which only costs the read it would
 // have saved. Only a hint of a WQE needed next (hint_evict_i) may evict a
-// filled entry, one read ahead of a receive queue's next WQEs first, else
-// any in turn; a send WQE's hint (a READ's or atomic's, whose response is on
-// its way) may take an entry read ahead; one that looks further ahead takes
-// a free entry or nothing,
-// so that more queues than entries do not thrash the cache, and the engine
-// looks further than the next two WQEs only while room_o says that a
-// sixteenth of the entries are free. Reads return in
-// request order (rnic_dma_rd_mux); the block takes every beat at once.
+// filled entry: one read ahead of a receive queue's next WQEs first, else
+// any, each in turn. A send WQE's hint (a READ's or atomic's, whose response
+// is on its way) may take an entry read ahead. One that looks further ahead
+// takes a free entry or nothing, so that more queues than entries do not
+// thrash the cache, and the engine looks further than the next two WQEs
+// only while room_o says that a sixteenth of the entries are free. Reads
+// return in request order (rnic_dma_rd_mux); the block takes every beat at
+// once.
 module rnic_rwqe_cache #(
   parameter int unsigned DataW = 256,
   parameter int unsigned Entries = 16,          // a power of two, 2 or more
@@ -148,8 +148,8 @@ module rnic_rwqe_cache #(
   // ---------------------------------------------------------------------------
   // Hints: an entry for a WQE not held yet, a free one first, else the
   // next filled one read ahead (far_q) in turn, else the next filled one in
-  // turn; pending entries are never evicted. The tags
-  // are compared only in a cycle with a hint (alloc needs one).
+  // turn; pending entries are never evicted. The tags are compared only in
+  // a cycle with a hint (alloc needs one).
   // ---------------------------------------------------------------------------
   logic held, vic_ok, hint_sq;
   logic [Entries-1:0] held_e;
