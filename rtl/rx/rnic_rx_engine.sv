@@ -829,10 +829,12 @@ module rnic_rx_engine #(
   // StRetire completes the head record: flushed, a local operation, or
   // covered by the ACK (or by the frames having left, for UC/UD).
   logic ret_ack_ok, ret_take, ret_out;
+  // head_acked: an RC request (not a READ/atomic) the ACK covers
+  logic head_acked;
+  assign head_acked = ack_mode && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
+                      rnic_pkg::psn_ge(ack_psn, head.last_psn);
   assign ret_ack_ok = (noack_mode_q && (head.kind == rnic_pkg::InflNoAck) &&
-                       ((noack_idx_q - head.wqe_idx) < 16'h8000)) ||
-                      (ack_mode && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
-                       rnic_pkg::psn_ge(ack_psn, head.last_psn));
+                       ((noack_idx_q - head.wqe_idx) < 16'h8000)) || head_acked;
   assign ret_take = head_v && (flushing || (ctx.state == rnic_pkg::QpsErr) ||
                                (ctx.state == rnic_pkg::QpsSqe) ||
                                (head.kind == rnic_pkg::InflFlush) ||
@@ -863,9 +865,7 @@ module rnic_rx_engine #(
   // after it; the completion, if any, is the second's. An ACK that asks
   // for an ACK on every second WQE (AckEvery) covers two such records,
   // which took a cycle each.
-  logic head_acked, ret_pair;
-  assign head_acked = ack_mode && !head.is_read && (head.kind == rnic_pkg::InflNormal) &&
-                      rnic_pkg::psn_ge(ack_psn, head.last_psn);
+  logic ret_pair;
   assign ret_pair = ret_out && (st_sel == StRetire) && !flushing &&
                     (ctx.state != rnic_pkg::QpsErr) && (ctx.state != rnic_pkg::QpsSqe) &&
                     head_acked && !head.signaled && nxt_v && !nxt.is_read &&
