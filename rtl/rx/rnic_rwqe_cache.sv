@@ -22,16 +22,19 @@
 // one that finds no entry is dropped, which only costs the read it would
 // have saved. Only a hint of a WQE needed next (hint_evict_i) may evict a
 // filled entry: one read ahead of a receive queue's next WQEs first, else
-// any, each in turn. A send WQE's hint (a READ's or atomic's, whose response
-// is on its way) may take an entry read ahead. One that looks further ahead
-// takes a free entry or nothing, so that more queues than entries do not
-// thrash the cache, and the engine looks further than the next two WQEs
-// only while room_o says that a sixteenth of the entries are free. Reads
-// return in request order (rnic_dma_rd_mux); the block takes every beat at
-// once.
+// one that has aged (not allocated for a while), each in turn. A send
+// WQE's hint (a READ's or atomic's, whose response is on its way) may take
+// an entry read ahead. One that looks further ahead takes a free entry or
+// nothing, so that more queues than entries do not thrash the cache, and
+// the engine looks further than the next two WQEs only while room_o says
+// that a sixteenth of the entries are free. Reads return in request order
+// (rnic_dma_rd_mux); the block takes every beat at once.
 module rnic_rwqe_cache #(
   parameter int unsigned DataW = 256,
   parameter int unsigned Entries = 16,          // a power of two, 2 or more
+  // An age tick every Entries << AgeLog allocations and refused hints
+  // (a formal proof ticks sooner)
+  parameter int unsigned AgeLog = 2,
   localparam int unsigned KeyW = rnic_pkg::RwqeKeyW,
   localparam int unsigned EntW = $clog2(Entries)
 ) (
@@ -83,6 +86,19 @@ module rnic_rwqe_cache #(
   // WQEs (whose responses are on their way). A hint that names the WQE as
   // needed next clears it.
   logic [Entries-1:0] far_q;
+  // Ages, counted in allocations and in hints that may evict refused for
+  // want of a victim: every 4 * Entries of them (AgeLog 2) a tick sets
+  // aged_q, and a second tick old_q; an allocation makes its entry young
+  // again. A hint that may evict takes a filled entry not read ahead only
+  // once it is old: with more receive queues than entries, the WQEs needed
+  // next keep the entries they have instead of evicting each other in turn
+  // before their SENDs come (a cycle of queues larger than the cache hits
+  // nothing in turn), and an entry nobody needs ages out within 8 * Entries
+  // such events. (A tick every Entries events gives 128 QPs fewer hits;
+  // docs/performance.md.)
+  logic [Entries-1:0] aged_q, old_q;
+  localparam int unsigned AgeW = EntW + AgeLog;
+  logic [AgeW-1:0] age_cnt_q;             // hints counted since the last tick
   logic [KeyW-1:0] key_q [Entries];
   logic [BeatCW-1:0] nbeat_q [Entries];   // beats the read returned (a short WQE)
   logic [DataW-1:0] mem_q [Entries * NBeats];
@@ -147,9 +163,9 @@ module rnic_rwqe_cache #(
 
   // ---------------------------------------------------------------------------
   // Hints: an entry for a WQE not held yet, a free one first, else the
-  // next filled one read ahead (far_q) in turn, else the next filled one in
-  // turn; pending entries are never evicted. The tags are compared only in
-  // a cycle with a hint (alloc needs one).
+  // next filled one read ahead (far_q) in turn, else the next filled old
+  // one in turn; pending entries are never evicted. The tags are compared
+  // only in a cycle with a hint (alloc needs one).
   // ---------------------------------------------------------------------------
   logic held, vic_ok, hint_sq;
   logic [Entries-1:0] held_e;
@@ -184,7 +200,7 @@ module rnic_rwqe_cache #(
         end
       end
       for (int k = 0; k < Entries; k++) begin
-        if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)]) begin
+        if (!vic_ok && hint_evict_i && full_q[rr_q + EntW'(k)] && old_q[rr_q + EntW'(k)]) begin
           vic_ok = 1'b1;
           vic = rr_q + EntW'(k);
         end
@@ -211,6 +227,8 @@ module rnic_rwqe_cache #(
   logic wq_in_ready;
   logic [EntW:0] iq_count, wq_count;
   assign alloc = hint_valid_i && !held && vic_ok && !hint_stale && iq_in_ready;
+  logic age_ev;
+  assign age_ev = alloc || (hint_valid_i && hint_evict_i && !held && !vic_ok && !hint_stale);
 
   rnic_fifo #(.Width(EntW + 80), .Depth(Entries)) u_issue_q (
     .clk_i, .rst_ni,
@@ -261,6 +279,9 @@ module rnic_rwqe_cache #(
       live_q <= '0;
       err_q <= '0;
       far_q <= '0;
+      aged_q <= '0;
+      old_q <= '0;
+      age_cnt_q <= '0;
       rr_q <= '0;
       beat_q <= '0;
       fill_err_q <= 1'b0;
@@ -279,7 +300,16 @@ module rnic_rwqe_cache #(
         err_q[wq_out] <= fill_err_q || rd_rsp_err_i;
       end
       if (hint_evict_i) far_q <= far_q & ~held_e;
+      if (age_ev) begin
+        age_cnt_q <= age_cnt_q + 1'b1;
+        if (&age_cnt_q) begin
+          old_q <= aged_q;  // (an old entry is aged too)
+          aged_q <= '1;
+        end
+      end
       if (alloc) begin
+        aged_q[vic] <= 1'b0;
+        old_q[vic] <= 1'b0;
         far_q[vic] <= !hint_evict_i && !hint_sq;
         live_q[vic] <= 1'b1;
         pend_q[vic] <= 1'b1;

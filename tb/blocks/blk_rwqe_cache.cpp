@@ -46,12 +46,15 @@
 // found (the first free one; else, only if hint_evict_i, the first filled one
 // from rr_q on that was read ahead - taken by a hint without hint_evict_i, of
 // a kind other than SQ, and not named since by a hint with hint_evict_i -
-// else the first filled one from rr_q on; an SQ hint without hint_evict_i
-// takes the first filled one read ahead from rr_q on; the one evicted moves
-// rr_q past it; pending entries never) and the hint is not stale (its key
-// retired, or its number reset with the flag of its kind: clr_srq_i for an
-// SRQ key, clr_qp_i for any other, in the same cycle). Retirements/resets and hints act at the clock edge; a
-// lookup sees the state before it. Checks, every cycle:
+// else the first filled one from rr_q on that is old: two age ticks since
+// its allocation, a tick every 4 * Entries allocations and hints with
+// hint_evict_i refused for want of a victim; an SQ hint without
+// hint_evict_i takes the first filled one read ahead from rr_q on; the one
+// evicted moves rr_q past it; pending entries never) and the hint is not
+// stale (its key retired, or its number reset with the flag of its kind:
+// clr_srq_i for an SRQ key, clr_qp_i for any other, in the same cycle).
+// Retirements/resets and hints act at the clock edge; a lookup sees the
+// state before it. Checks, every cycle:
 //  (a) lk_hit_o is exactly the model's; on a hit lk_data_o is the bytes the
 //      memory returned for that key's read (the first 96 bytes of its beats,
 //      zero beyond the beats returned) and lk_err_o whether that read failed;
@@ -107,6 +110,14 @@
 //  - SQ entries read ahead too (far_q without the kind test): caught
 //    (171 / 6667);
 //  - a hint with hint_evict_i does not clear far_q: caught (1148 / 12494);
+//  - ages ignored (any filled entry in turn, before stop 52): caught by (c)
+//    (38 / 109);
+//  - ticks counted in allocations only (refused hints left out: with every
+//    entry young and filled, nothing ever ages): caught by (c) (187 / 281);
+//  - an allocation keeps the entry's age: caught by (c) (196 / 112);
+//  - old_q <= old_q | aged_q at a tick instead of aged_q: NOT caught, and it
+//    cannot be: an old entry is aged too (both set by ticks, both cleared
+//    by its allocation), so the two are the same; the RTL has the shorter.
 //  - a send WQE's hint without hint_evict_i takes no entry read ahead:
 //    caught by (c) (60 / 799);
 //  - pending entries evictable: caught by (c) (19 / 9);
@@ -201,6 +212,7 @@ struct Read {
 struct Ent {
   bool pend = false, full = false, live = false;
   bool far = false;         // read ahead: evicted first
+  unsigned age = 0;         // ticks since allocated, up to 2 (old)
   uint64_t key = 0;
   int read = -1;            // the read filling it / that filled it
   unsigned prev_beats = 0;  // beats of the fill before (stale data to mask)
@@ -246,6 +258,8 @@ int main(int argc, char **argv) {
   // ---- model
   Ent ent[kE];
   unsigned rr = 0;
+  unsigned age_cnt = 0;  // allocations and refused evicting hints since the last tick
+  const unsigned kAgeTick = 4 * kE;
   std::deque<IqItem> iq;  // reads to issue
   std::deque<int> wq;     // entries of the reads in flight, in order
   std::vector<Read> reads;
@@ -257,6 +271,7 @@ int main(int argc, char **argv) {
   // ---- counts
   uint64_t n_room = 0, n_noroom = 0;  // cycles with and without room_o
   uint64_t n_evict_far = 0, n_unfar = 0, n_sq_far = 0;
+  uint64_t n_young_kept = 0, n_ticks = 0;  // evicting hints refused: every filled entry young
   uint64_t n_hints = 0, n_alloc = 0, n_alloc_free = 0, n_evict = 0, n_held = 0, n_nofree = 0,
            n_noevict = 0, n_free_noev = 0, n_stale = 0, n_stale_clr = 0, n_hint_spared = 0,
            n_reads = 0, n_err_reads = 0, n_fills = 0, n_fill_dead = 0, n_fill_kill = 0,
@@ -476,12 +491,16 @@ int main(int argc, char **argv) {
     for (unsigned k = 0; k < kE && !vic_ok && (hev || hsq); k++)
       if (ent[(rr + k) % kE].full && ent[(rr + k) % kE].far)
         vic_ok = true, vic = (rr + k) % kE, far_vic = true;
+    // ... else the first filled one from rr on that is old (two ticks)
     for (unsigned k = 0; k < kE && !vic_ok && hev; k++)
-      if (ent[(rr + k) % kE].full) vic_ok = true, vic = (rr + k) % kE;
+      if (ent[(rr + k) % kE].full && ent[(rr + k) % kE].age >= 2)
+        vic_ok = true, vic = (rr + k) % kE;
     const bool stale_inv = iv && hkey == ikey;
     const bool stale_clr = reset_drops(hkey, cqp, csrq, cnum);
     const bool stale = stale_inv || stale_clr;
     const bool alloc = hv && !held && vic_ok && !stale && iq.size() < kE;
+    const bool age_ev = alloc || (hv && hev && !held && !vic_ok && !stale);
+    if (hv && hev && !held && !vic_ok && !stale && any_full) n_young_kept++;
     if (hv) {
       n_hints++;
       if (held)
@@ -691,8 +710,14 @@ int main(int argc, char **argv) {
       for (unsigned e = 0; e < kE; e++)
         if ((old[e].pend || old[e].full) && old[e].live && old[e].key == hkey && old[e].far)
           ent[e].far = false, n_unfar++;
+    if (age_ev && ++age_cnt == kAgeTick) {
+      age_cnt = 0;
+      n_ticks++;
+      for (auto &e : ent) e.age = std::min(e.age + 1, 2u);
+    }
     if (alloc) {
       n_alloc++;
+      ent[vic].age = 0;
       ent[vic].far = !hev && kind_of(hkey) != kSq;
       if (old[vic].full) {
         n_evict++;
@@ -787,6 +812,11 @@ int main(int argc, char **argv) {
        "hint_evict_i); read-ahead marks cleared by a hint %llu",
        (unsigned long long)n_evict_far, (unsigned long long)n_evict,
        (unsigned long long)n_sq_far, (unsigned long long)n_unfar);
+  info("age ticks %llu; evicting hints refused while every filled entry was young %llu",
+       (unsigned long long)n_ticks, (unsigned long long)n_young_kept);
+  BLK_CHECK(n_young_kept >= kMin && n_ticks >= kMin,
+            "weak coverage of ages: %llu evicting hints kept out by young entries, %llu ticks",
+            (unsigned long long)n_young_kept, (unsigned long long)n_ticks);
   BLK_CHECK(n_evict_far >= kMin && n_evict - n_evict_far >= kMin && n_unfar >= kMin &&
                 n_sq_far >= kMin,
             "weak coverage of the eviction order: %llu of %llu evictions read ahead (%llu by a "

@@ -63,7 +63,8 @@ module fv_rnic_rwqe_cache (
   logic [63:0] rd_req_addr_o;
   logic [15:0] rd_req_len_o;
 
-  rnic_rwqe_cache #(.DataW(256), .Entries(2)) dut (
+  // An age tick every 2 events, so that entries grow old within the depth
+  rnic_rwqe_cache #(.DataW(256), .Entries(2), .AgeLog(0)) dut (
     .clk_i, .rst_ni, .hint_valid_i, .hint_evict_i, .hint_key_i, .hint_addr_i, .hint_len_i,
     .room_o, .lk_valid_i, .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i, .clr_qp_i,
     .clr_srq_i, .clr_num_i,
