@@ -28,13 +28,16 @@ module rnic_dma_rd_mux #(
   logic [SelW-1:0] last_q, sel, rr_sel, hold_sel_q;
   logic any, rr_any, hold_q, hold_live;
 
-  // Round robin after the last source served.
+  // Round robin after the last source served. last_q + k is below 2N, so
+  // one subtraction wraps it (no divider for N not a power of two).
   always_comb begin
     rr_sel = last_q;
     rr_any = 1'b0;
     for (int k = 1; k <= N; k++) begin
+      logic [SelW:0] j;
       logic [SelW-1:0] i;
-      i = SelW'((32'(last_q) + k) % N);
+      j = (SelW + 1)'(last_q) + (SelW + 1)'(k);
+      i = (j >= (SelW + 1)'(N)) ? SelW'(j - (SelW + 1)'(N)) : SelW'(j);
       if (!rr_any && req_valid_i[i]) begin
         rr_any = 1'b1;
         rr_sel = i;
