@@ -15,16 +15,19 @@ module rnic_mr_check (
   output logic [63:0] bus_o
 );
   rnic_pkg::mr_cfg_t mr;
-  logic [64:0] end_req, end_mr;
+  logic [63:0] off;
 
   assign mr = mr_i;
-  assign end_req = {1'b0, va_i} + {33'd0, len_i};
-  assign end_mr = {1'b0, mr.va} + {1'b0, mr.len};
+  // In bounds: va_i >= mr.va and va_i + len_i <= mr.va + mr.len, computed
+  // in 64 bits from the offset into the MR (which the bus address needs
+  // anyway): len_i <= mr.len and off <= mr.len - len_i. Equivalent to the
+  // 65-bit sums (fv_mr_check_bmc, docs/verification.md).
+  assign off = va_i - mr.va;
   assign ok_o = mr.valid && (mr.key == key_i[7:0]) && (mr.pd == pd_i) &&
                 ((access_i & ~mr.access[3:0]) == 4'd0) &&
                 (!mr.is_mw || (rkey_i && (!mr.mw_type2 || (mr.mw_qpn == qpn_i)))) &&
-                (va_i >= mr.va) && (end_req <= end_mr);
-  assign bus_o = mr.iova + (va_i - mr.va);
+                (va_i >= mr.va) && ({32'd0, len_i} <= mr.len) && (off <= mr.len - {32'd0, len_i});
+  assign bus_o = mr.iova + off;
   // The index bits selected the MR before it got here.
   logic unused;
   assign unused = ^key_i[31:8];

@@ -238,17 +238,16 @@ module rnic_requester #(
   assign mr_upd_idx_o = upd_idx_q;
   assign mr_upd_o = upd_q;
 
-  logic [64:0] b_end, bmr_end;
   logic linv_ok, bind_mr_ok, bind_mw_ok;
   assign linv_ok = mrv.valid && mrv.is_mw && (mrv.key == w_imm[7:0]) && (mrv.pd == ctx.pd) &&
                    (!mrv.mw_type2 || (mrv.mw_qpn == qpn_q));
-  assign b_end = {1'b0, b_va} + {1'b0, b_len};
-  assign bmr_end = {1'b0, bmr_q.va} + {1'b0, bmr_q.len};
-  // The window lies in an MR of this PD that allows binding; remote write
-  // or atomic rights need local write on the MR.
+  // The window lies in an MR of this PD that allows binding (its bounds
+  // in 64 bits as rnic_mr_check's); remote write or atomic rights need
+  // local write on the MR.
   assign bind_mr_ok = bmr_q.valid && !bmr_q.is_mw && (bmr_q.key == b_lkey[7:0]) &&
                       (bmr_q.pd == ctx.pd) && bmr_q.access[rnic_pkg::AccMwBind] &&
-                      (b_va >= bmr_q.va) && (b_end <= bmr_end) &&
+                      (b_va >= bmr_q.va) && (b_len <= bmr_q.len) &&
+                      ((b_va - bmr_q.va) <= bmr_q.len - b_len) &&
                       (!(b_acc[rnic_pkg::AccRemoteWrite] || b_acc[rnic_pkg::AccRemoteAtomic]) ||
                        bmr_q.access[rnic_pkg::AccLocalWrite]);
   // A type 2 window is bound only while unbound.
