@@ -433,18 +433,23 @@ module rnic_sq_fetch #(
                     (pend_flush || pend_bf || (beat_take && rd_rsp_last_i));
   assign pend_pop = out_push;
 
-  logic [WqeBits-1:0] asm_d;
+  // The WQE pushed: the BlueFlame copy, or the beats so far with this one
+  // in place (zero for a flush). Assembled only in a cycle that pushes: a
+  // simulator skips the 2048-bit copies in the others.
+  logic [WqeBits-1:0] out_wqe;
   always_comb begin
-    asm_d = asm_q;
-    asm_d[beat_q*DataW +: DataW] = rd_rsp_data_i;
-  end
-  logic [WqeBits-1:0] bf_wqe;
-  always_comb begin
-    bf_wqe = '0;
-    for (int unsigned w = 0; w < 8; w++) bf_wqe[w*64 +: 64] = bf_q[w];
+    out_wqe = '0;
+    if (out_push && !pend_flush) begin
+      if (pend_bf) begin
+        for (int unsigned w = 0; w < 8; w++) out_wqe[w*64 +: 64] = bf_q[w];
+      end else begin
+        out_wqe = asm_q;
+        out_wqe[beat_q*DataW +: DataW] = rd_rsp_data_i;
+      end
+    end
   end
   assign out_in = {pend_epoch, asm_err_q || (beat_take && rd_rsp_err_i), pend_flush, pend_qpn,
-                   pend_idx, pend_flush ? '0 : (pend_bf ? bf_wqe : asm_d)};
+                   pend_idx, out_wqe};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -487,7 +492,7 @@ module rnic_sq_fetch #(
         beat_q <= '0;
         asm_err_q <= 1'b0;
       end else begin
-        asm_q <= asm_d;
+        asm_q[beat_q*DataW +: DataW] <= rd_rsp_data_i;
         beat_q <= beat_q + 1'b1;
         asm_err_q <= asm_err_q || rd_rsp_err_i;
       end
