@@ -98,7 +98,7 @@ module rnic_rwqe_cache #(
   // docs/performance.md.)
   logic [Entries-1:0] aged_q, old_q;
   localparam int unsigned AgeW = EntW + AgeLog;
-  logic [AgeW-1:0] age_cnt_q;             // hints counted since the last tick
+  logic [AgeW-1:0] age_cnt_q;             // events counted since the last tick
   logic [KeyW-1:0] key_q [Entries];
   logic [BeatCW-1:0] nbeat_q [Entries];   // beats the read returned (a short WQE)
   logic [DataW-1:0] mem_q [Entries * NBeats];
