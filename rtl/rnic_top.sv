@@ -125,10 +125,11 @@ module rnic_top #(
   logic mmio_quiet, fetch_quiet, req_quiet, txb_quiet, parser_quiet, eng_quiet, rr_quiet;
   logic cqw_quiet, wrmux_quiet;
   logic [8:0] rd_out_q;   // DMA reads accepted whose last beat has not returned
-  // The receive engine's move of a QP to ERR/SQE: a write of the QP table
-  // that a command's context write must not meet (the mmio holds it back)
-  logic qp_err, qp_err_sqe;
-  logic [23:0] qp_err_qpn;
+  // The receive engines' moves of a QP to ERR/SQE (0 the responder's, 1
+  // the completer's): writes of the QP table that a command's context write
+  // must not meet (the mmio holds it back while either is high)
+  logic [1:0] qp_err, qp_err_sqe;
+  logic [47:0] qp_err_qpn;
 
   rnic_mmio #(
     .DataW(DataW), .NQp(NQp), .NCq(NCq), .NMr(NMr), .MaxRdOut(MaxRdOut)
@@ -145,7 +146,7 @@ module rnic_top #(
     .rq_db_valid_o(rq_db_valid), .rq_db_ready_i(rq_db_ready),
     .cq_db_valid_o(cq_db_valid), .db_data_o(db_data), .db_bf_o(db_bf),
     .cnt_tx_pkts_i(cnt_tx), .cnt_rx_pkts_i(cnt_rx), .cnt_rx_drop_i(cnt_drop),
-    .cnt_dma_rd_err_i(cnt_rd_err), .qp_err_i(qp_err), .quiet_i(cmd_quiet), .cq_quiet_i(cqw_dbrec_idle),
+    .cnt_dma_rd_err_i(cnt_rd_err), .qp_err_i(|qp_err), .quiet_i(cmd_quiet), .cq_quiet_i(cqw_dbrec_idle),
     .quiet_o(mmio_quiet)
   );
 
@@ -182,12 +183,12 @@ module rnic_top #(
   // ---------------------------------------------------------------------------
   // Contexts
   // ---------------------------------------------------------------------------
-  logic [23:0] fetch_ctx_idx, rx_ctx_idx, tx_ctx_idx, rr_ctx_idx, req_ctx_idx;
-  logic [QpW-1:0] fetch_ctx, rx_ctx, tx_ctx, rr_ctx, req_ctx;
+  logic [23:0] fetch_ctx_idx, rx_ctx_idx, tx_ctx_idx, rr_ctx_idx, req_ctx_idx, cpl_ctx_idx;
+  logic [QpW-1:0] fetch_ctx, rx_ctx, tx_ctx, rr_ctx, req_ctx, cpl_ctx;
   logic [15:0] cq_ctx_idx;
   logic [rnic_pkg::CqCfgW-1:0] cq_ctx;
-  logic [23:0] req_mr_idx, rx_mr_idx;
-  logic [rnic_pkg::MrCfgW-1:0] req_mr, rx_mr;
+  logic [23:0] req_mr_idx, rx_mr_idx, cpl_mr_idx;
+  logic [rnic_pkg::MrCfgW-1:0] req_mr, rx_mr, cpl_mr;
   logic [15:0] rx_srq_idx;
   logic [rnic_pkg::SrqCfgW-1:0] rx_srq;
   // MR-table updates: 0 the engine (SEND_WITH_INV), 1 the requester (bind, LOCAL_INV)
@@ -206,23 +207,26 @@ module rnic_top #(
     .qp_d_idx_i(rr_ctx_idx), .qp_d_o(rr_ctx),
     .qp_e_idx_i(req_ctx_idx), .qp_e_o(req_ctx),
     .qp_f_idx_i(query_idx), .qp_f_o(query_ctx),
+    .qp_g_idx_i(cpl_ctx_idx), .qp_g_o(cpl_ctx),
     .cq_idx_i(cq_ctx_idx), .cq_o(cq_ctx),
     .mr_a_idx_i(req_mr_idx), .mr_a_o(req_mr),
     .mr_b_idx_i(rx_mr_idx), .mr_b_o(rx_mr),
+    .mr_c_idx_i(cpl_mr_idx), .mr_c_o(cpl_mr),
     .srq_idx_i(rx_srq_idx), .srq_o(rx_srq),
     .mr_upd_valid_i(mr_upd_valid), .mr_upd_ready_o(mr_upd_ready), .mr_upd_idx_i(mr_upd_idx),
     .mr_upd_i(mr_upd)
   );
 
   // ---------------------------------------------------------------------------
-  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 RX engine, 3 CQ doorbell
-  // records, 4 WQEs read ahead (rnic_rwqe_cache), 5 the atomic unit
+  // DMA read sharing: 0 WQE fetch, 1 TX payload, 2 the responder's WQE
+  // reads, 3 CQ doorbell records, 4 WQEs read ahead (rnic_rwqe_cache), 5 the
+  // atomic unit, 6 the completer's WQE reads
   // ---------------------------------------------------------------------------
-  logic [5:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
-  logic [6*64-1:0] rdq_addr;
-  logic [6*16-1:0] rdq_len;
+  logic [6:0] rdq_valid, rdq_ready, rdr_valid, rdr_ready;
+  logic [7*64-1:0] rdq_addr;
+  logic [7*16-1:0] rdq_len;
 
-  rnic_dma_rd_mux #(.DataW(DataW), .N(6)) u_dma_rd_mux (
+  rnic_dma_rd_mux #(.DataW(DataW), .N(7)) u_dma_rd_mux (
     .clk_i, .rst_ni,
     .req_valid_i(rdq_valid), .req_ready_o(rdq_ready), .req_addr_i(rdq_addr),
     .req_len_i(rdq_len), .rsp_valid_o(rdr_valid), .rsp_ready_i(rdr_ready),
@@ -350,8 +354,8 @@ module rnic_top #(
   // ---------------------------------------------------------------------------
   logic pkt_valid, pkt_ready;
   logic [rnic_pkg::RxDescW+8+rnic_pkg::RxSlotW-1:0] pkt;
-  logic rel, pl_rel;
-  logic [rnic_pkg::RxSlotW-1:0] prd_slot, rel_slot, pl_rel_slot;
+  logic rel, cpl_rel, pl_rel;
+  logic [rnic_pkg::RxSlotW-1:0] prd_slot, rel_slot, cpl_rel_slot, pl_rel_slot;
   logic [15:0] prd_word;
   logic [2*DataW-1:0] prd_data;
 
@@ -361,6 +365,7 @@ module rnic_top #(
     .pkt_valid_o(pkt_valid), .pkt_ready_i(pkt_ready), .pkt_o(pkt),
     .rd_slot_i(prd_slot), .rd_word_i(prd_word), .rd_data_o(prd_data),
     .release_i(rel), .release_slot_i(rel_slot),
+    .cpl_release_i(cpl_rel), .cpl_release_slot_i(cpl_rel_slot),
     .place_release_i(pl_rel), .place_release_slot_i(pl_rel_slot),
     .cnt_rx_pkts_o(cnt_rx), .cnt_rx_drop_o(cnt_drop), .quiet_o(parser_quiet)
   );
@@ -389,8 +394,11 @@ module rnic_top #(
   logic [23:0] rsp_done_qpn;
   logic aev_valid, aev_ready, eng_aev_valid, eng_aev_ready;
   logic [31:0] aev, eng_aev;
+  // The two engines' asynchronous events, taking turns (u_aev_arb)
+  logic [1:0] e_aev_valid, e_aev_ready;
+  logic [63:0] e_aev;
   // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic ACK values (the
-  // engine's completer), 3 atomic results (the atomic unit)
+  // completer), 3 atomic results (the atomic unit)
   logic [3:0] wr_valid, wr_ready, wr_last;
   logic [255:0] wr_addr;
   logic [63:0] wr_len;
@@ -399,7 +407,8 @@ module rnic_top #(
   // WQEs read ahead: hinted by the engine, looked up by its receives and READ
   // responses.
   logic rwc_hint_valid, rwc_hint_evict, rwc_room, rwc_lk_valid, rwc_lk_hit, rwc_lk_pend, rwc_lk_err, rwc_inv;
-  logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key, rwc_lk_key, rwc_inv_key;
+  logic rwc_inv_b;
+  logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key, rwc_lk_key, rwc_inv_key, rwc_inv_b_key;
   logic [63:0] rwc_hint_addr;
   logic [15:0] rwc_hint_len;
   logic [rnic_pkg::RwqeBits-1:0] rwc_lk_data;
@@ -418,6 +427,7 @@ module rnic_top #(
       .lk_valid_i(rwc_lk_valid), .lk_key_i(rwc_lk_key), .lk_hit_o(rwc_lk_hit), .lk_pend_o(rwc_lk_pend), .lk_err_o(rwc_lk_err),
       .lk_data_o(rwc_lk_data),
       .inv_i(rwc_inv), .inv_key_i(rwc_inv_key),
+      .inv_b_i(rwc_inv_b), .inv_b_key_i(rwc_inv_b_key),
       .clr_qp_i(rwc_clr_qp), .clr_srq_i(rwc_clr_srq), .clr_num_i(cmd_idx),
       .rd_req_valid_o(rdq_valid[4]), .rd_req_ready_i(rdq_ready[4]),
       .rd_req_addr_o(rdq_addr[256 +: 64]), .rd_req_len_o(rdq_len[64 +: 16]),
@@ -437,38 +447,140 @@ module rnic_top #(
     assign rdr_ready[4] = 1'b1;
     logic unused_rwc;
     assign unused_rwc = ^{rwc_hint_valid, rwc_hint_evict, rwc_hint_key, rwc_hint_addr, rwc_hint_len, rwc_lk_valid,
-                          rwc_lk_key, rwc_inv, rwc_inv_key, rdq_ready[4], rdr_valid[4]};
+                          rwc_lk_key, rwc_inv, rwc_inv_key, rwc_inv_b, rwc_inv_b_key, rdq_ready[4],
+                          rdr_valid[4]};
   end
 
-  rnic_rx_engine #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_rx_engine (
+  // The receive transport, one engine per IBTA role (docs/transport.md):
+  // the responder takes the peer's requests and our receive doorbells, the
+  // completer the responses to our requests, the requester's in-flight
+  // records, the TX builder's reports of unacknowledged frames and the ACK
+  // timer. Both are rnic_rx_engine, each given only its role's inputs, and
+  // they run side by side; what they share is arbitrated here. A move to
+  // ERR by one is flushed by the other too (err_in).
+  //
+  // Packets go by opcode to the role that takes them.
+  logic pkt_resp;
+  logic [1:0] e_pkt_valid, e_pkt_ready;
+  assign pkt_resp = rnic_pkg::op_is_response(pkt[rnic_pkg::RxDescW-25 -: 8]);
+  assign e_pkt_valid = {pkt_valid && pkt_resp, pkt_valid && !pkt_resp};
+  assign pkt_ready = pkt_resp ? e_pkt_ready[1] : e_pkt_ready[0];
+
+  // Placement: one job at a time. An engine that wants the unit sees it
+  // busy while the other starts a job, and while the other wants it too and
+  // its own job was the last (round robin).
+  logic [1:0] e_pl_want, e_pl_start, e_pl_busy;
+  logic pl_last_q;   // the completer started the last job
+  assign e_pl_busy[0] = pl_busy || e_pl_start[1] || (e_pl_want[1] && !pl_last_q);
+  assign e_pl_busy[1] = pl_busy || e_pl_start[0] || (e_pl_want[0] && pl_last_q);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pl_last_q <= 1'b0;
+    else if (e_pl_start[1]) pl_last_q <= 1'b1;
+    else if (e_pl_start[0]) pl_last_q <= 1'b0;
+  end
+  logic pl_sel;      // the engine whose job starts now, or started last
+  assign pl_sel = e_pl_start[1] || (!e_pl_start[0] && pl_last_q);
+  logic [rnic_pkg::RxSlotW-1:0] e_pl_slot [2];
+  logic [15:0] e_pl_base [2];
+  logic [2:0] e_pl_nseg [2];
+  logic [64*rnic_pkg::MaxSeg-1:0] e_pl_addr [2];
+  logic [32*rnic_pkg::MaxSeg-1:0] e_pl_len [2];
+  logic [16*rnic_pkg::MaxSeg-1:0] e_pl_poff [2];
+  logic [23:0] e_ev_qpn [2], e_ev_psn [2];
+  logic [2:0] e_ev_pos [2];
+  assign pl_start = |e_pl_start;
+  assign pl_slot = pl_sel ? e_pl_slot[1] : e_pl_slot[0];
+  assign pl_base = pl_sel ? e_pl_base[1] : e_pl_base[0];
+  assign pl_nseg = pl_sel ? e_pl_nseg[1] : e_pl_nseg[0];
+  assign pl_addr = pl_sel ? e_pl_addr[1] : e_pl_addr[0];
+  assign pl_len = pl_sel ? e_pl_len[1] : e_pl_len[0];
+  assign pl_poff = pl_sel ? e_pl_poff[1] : e_pl_poff[0];
+  assign ev_place_qpn_o = pl_sel ? e_ev_qpn[1] : e_ev_qpn[0];
+  assign ev_place_psn_o = pl_sel ? e_ev_psn[1] : e_ev_psn[0];
+  assign ev_place_pos_o = pl_sel ? e_ev_pos[1] : e_ev_pos[0];
+
+  // WQE cache lookups: one port, kept by the engine that has it while it
+  // goes on looking up (a lookup waits for a read in flight); the other
+  // sees its WQE as in flight and waits. Hints: the completer's (a READ's
+  // or atomic's WQE, whose response is on its way) first; a hint not taken
+  // only costs the read it would have saved. Retirements: a port each.
+  logic [1:0] e_lk_valid, e_hint_valid, e_hint_evict;
+  logic [rnic_pkg::RwqeKeyW-1:0] e_lk_key [2], e_hint_key [2];
+  logic [63:0] e_hint_addr [2];
+  logic [15:0] e_hint_len [2];
+  logic lk_own_q, lk_sel;   // 1: the completer
+  assign lk_sel = e_lk_valid[lk_own_q] ? lk_own_q : e_lk_valid[1];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) lk_own_q <= 1'b0;
+    else if (|e_lk_valid) lk_own_q <= lk_sel;
+  end
+  assign rwc_lk_valid = |e_lk_valid;
+  assign rwc_lk_key = lk_sel ? e_lk_key[1] : e_lk_key[0];
+  assign rwc_hint_valid = |e_hint_valid;
+  assign rwc_hint_evict = e_hint_valid[1] ? e_hint_evict[1] : e_hint_evict[0];
+  assign rwc_hint_key = e_hint_valid[1] ? e_hint_key[1] : e_hint_key[0];
+  assign rwc_hint_addr = e_hint_valid[1] ? e_hint_addr[1] : e_hint_addr[0];
+  assign rwc_hint_len = e_hint_valid[1] ? e_hint_len[1] : e_hint_len[0];
+  logic [1:0] e_lk_hit, e_lk_pend, e_lk_err;
+  assign e_lk_hit = {rwc_lk_hit && lk_sel, rwc_lk_hit && !lk_sel};
+  assign e_lk_pend = {lk_sel ? rwc_lk_pend : e_lk_valid[1], lk_sel ? e_lk_valid[0] : rwc_lk_pend};
+  assign e_lk_err = {rwc_lk_err && lk_sel, rwc_lk_err && !lk_sel};
+
+  // Quiet and idle when both are; the earlier of their timers' deadlines
+  logic [1:0] e_quiet, e_idle;
+  logic [31:0] e_due [2];
+  assign eng_quiet = &e_quiet;
+  assign eng_idle = &e_idle;
+  assign next_due_o = (e_due[0] < e_due[1]) ? e_due[0] : e_due[1];
+
+  // The outputs of the other role that an engine never drives
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic r_infl_ready, r_rd_done, r_ring_rd_v, r_noack_ready, r_rewind_valid, r_rewind_resume;
+  logic r_done_valid, r_wr_valid, r_wr_last, r_scqe_valid;
+  logic [23:0] r_rd_done_qpn, r_done_qpn, c_at_busy_qpn, c_query_rq_psn;
+  logic [15:0] r_done_ci, r_wr_len, c_srq_idx;
+  logic [63:0] r_wr_addr;
+  logic [DataW-1:0] r_wr_data;
+  logic [rnic_pkg::InflW-1:0] r_ring_rd;
+  logic [rnic_pkg::RewindW-1:0] r_rewind;
+  logic [rnic_pkg::CqeReqW-1:0] r_scqe, c_rcqe;
+  logic c_rq_db_ready, c_job_valid, c_at_valid, c_at_err_ready, c_mr_upd_valid, c_rcqe_valid;
+  logic [rnic_pkg::RspJobW-1:0] c_job;
+  logic [rnic_pkg::AtOpW-1:0] c_at;
+  logic [23:0] c_mr_upd_idx;
+  logic [rnic_pkg::MrCfgW-1:0] c_mr_upd;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  rnic_rx_engine #(
+    .DataW(DataW), .NQp(NQp), .InflDepth(InflDepth), .Responder(1'b1), .Completer(1'b0)
+  ) u_responder (
     .clk_i, .rst_ni,
-    .pkt_valid_i(pkt_valid), .pkt_ready_o(pkt_ready), .pkt_i(pkt),
+    .pkt_valid_i(e_pkt_valid[0]), .pkt_ready_o(e_pkt_ready[0]), .pkt_i(pkt),
     .release_o(rel), .release_slot_o(rel_slot),
-    .infl_valid_i(infl_valid), .infl_ready_o(infl_ready), .infl_i(infl),
+    .infl_valid_i(1'b0), .infl_ready_o(r_infl_ready), .infl_i('0),
     .rq_db_valid_i(rqdb_v), .rq_db_ready_o(rqdb_r), .rq_db_data_i(rqdb_d),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .ctx_idx_o(rx_ctx_idx), .ctx_i(rx_ctx), .mr_idx_o(rx_mr_idx), .mr_i(rx_mr),
-    .qp_err_o(qp_err), .qp_err_sqe_o(qp_err_sqe), .qp_err_qpn_o(qp_err_qpn),
+    .qp_err_o(qp_err[0]), .qp_err_sqe_o(qp_err_sqe[0]), .qp_err_qpn_o(qp_err_qpn[0 +: 24]),
+    .err_in_valid_i(qp_err[1] && !qp_err_sqe[1]), .err_in_qpn_i(qp_err_qpn[24 +: 24]),
     .query_idx_i(query_idx), .query_rq_psn_o(query_rq_psn),
     .rd_req_valid_o(rdq_valid[2]), .rd_req_ready_i(rdq_ready[2]),
     .rd_req_addr_o(rdq_addr[128 +: 64]), .rd_req_len_o(rdq_len[32 +: 16]),
     .rd_rsp_valid_i(rdr_valid[2]), .rd_rsp_ready_o(rdr_ready[2]),
     .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
     .rd_rsp_err_i(dma_rd_rsp_err_i),
-    .rwc_hint_valid_o(rwc_hint_valid), .rwc_hint_evict_o(rwc_hint_evict),
-    .rwc_hint_key_o(rwc_hint_key),
-    .rwc_hint_addr_o(rwc_hint_addr), .rwc_hint_len_o(rwc_hint_len),
-    .rwc_lk_valid_o(rwc_lk_valid), .rwc_lk_key_o(rwc_lk_key), .rwc_lk_hit_i(rwc_lk_hit), .rwc_lk_pend_i(rwc_lk_pend),
-    .rwc_lk_err_i(rwc_lk_err), .rwc_room_i(rwc_room),
+    .rwc_hint_valid_o(e_hint_valid[0]), .rwc_hint_evict_o(e_hint_evict[0]),
+    .rwc_hint_key_o(e_hint_key[0]), .rwc_hint_addr_o(e_hint_addr[0]),
+    .rwc_hint_len_o(e_hint_len[0]),
+    .rwc_lk_valid_o(e_lk_valid[0]), .rwc_lk_key_o(e_lk_key[0]), .rwc_lk_hit_i(e_lk_hit[0]),
+    .rwc_lk_pend_i(e_lk_pend[0]), .rwc_lk_err_i(e_lk_err[0]), .rwc_room_i(rwc_room),
     .rwc_lk_data_i(rwc_lk_data), .rwc_inv_o(rwc_inv), .rwc_inv_key_o(rwc_inv_key),
-    .place_start_o(pl_start), .place_slot_o(pl_slot), .place_base_o(pl_base),
-    .place_nseg_o(pl_nseg), .place_addr_o(pl_addr), .place_len_o(pl_len),
-    .place_poff_o(pl_poff), .place_busy_i(pl_busy),
-    .place_ev_qpn_o(ev_place_qpn_o), .place_ev_psn_o(ev_place_psn_o),
-    .place_ev_pos_o(ev_place_pos_o),
-    .scqe_valid_o(ecqe_valid[0]), .scqe_ready_i(ecqe_ready[0]),
-    .scqe_o(ecqe[0 +: rnic_pkg::CqeReqW]),
+    .place_start_o(e_pl_start[0]), .place_slot_o(e_pl_slot[0]), .place_base_o(e_pl_base[0]),
+    .place_nseg_o(e_pl_nseg[0]), .place_addr_o(e_pl_addr[0]), .place_len_o(e_pl_len[0]),
+    .place_poff_o(e_pl_poff[0]), .place_busy_i(e_pl_busy[0]), .place_want_o(e_pl_want[0]),
+    .place_ev_qpn_o(e_ev_qpn[0]), .place_ev_psn_o(e_ev_psn[0]), .place_ev_pos_o(e_ev_pos[0]),
+    .scqe_valid_o(r_scqe_valid), .scqe_ready_i(1'b0), .scqe_o(r_scqe),
     .rcqe_valid_o(ecqe_valid[1]), .rcqe_ready_i(ecqe_ready[1]),
     .rcqe_o(ecqe[rnic_pkg::CqeReqW +: rnic_pkg::CqeReqW]),
     .job_valid_o(eng_job_valid), .job_ready_i(eng_job_ready), .job_o(eng_job),
@@ -476,6 +588,61 @@ module rnic_top #(
     .at_valid_o(at_valid), .at_ready_i(at_ready), .at_o(at_op),
     .at_busy_qpn_o(at_busy_qpn), .at_busy_i(at_busy),
     .at_err_valid_i(at_err_valid), .at_err_ready_o(at_err_ready), .at_err_qpn_i(at_err_qpn),
+    .wr_valid_o(r_wr_valid), .wr_ready_i(1'b0), .wr_addr_o(r_wr_addr),
+    .wr_len_o(r_wr_len), .wr_data_o(r_wr_data), .wr_last_o(r_wr_last),
+    .rewind_valid_o(r_rewind_valid), .rewind_ready_i(1'b0), .rewind_o(r_rewind),
+    .rewind_resume_o(r_rewind_resume),
+    .rd_done_o(r_rd_done), .rd_done_qpn_o(r_rd_done_qpn),
+    .ring_rd_qpn_i(ring_rd_qpn), .ring_rd_idx_i(ring_rd_idx), .ring_rd_v_o(r_ring_rd_v),
+    .ring_rd_o(r_ring_rd),
+    .noack_valid_i(1'b0), .noack_err_i(1'b0), .noack_ready_o(r_noack_ready),
+    .noack_qpn_i('0), .noack_idx_i('0),
+    .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
+    .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),
+    .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
+    .aev_valid_o(e_aev_valid[0]), .aev_ready_i(e_aev_ready[0]), .aev_o(e_aev[0 +: 32]),
+    .done_valid_o(r_done_valid), .done_ready_i(1'b0), .done_qpn_o(r_done_qpn),
+    .done_ci_o(r_done_ci),
+    .quiet_o(e_quiet[0]), .idle_o(e_idle[0]), .due_o(e_due[0]), .skip_i, .skip_cycles_i
+  );
+
+  rnic_rx_engine #(
+    .DataW(DataW), .NQp(NQp), .InflDepth(InflDepth), .Responder(1'b0), .Completer(1'b1)
+  ) u_completer (
+    .clk_i, .rst_ni,
+    .pkt_valid_i(e_pkt_valid[1]), .pkt_ready_o(e_pkt_ready[1]), .pkt_i(pkt),
+    .release_o(cpl_rel), .release_slot_o(cpl_rel_slot),
+    .infl_valid_i(infl_valid), .infl_ready_o(infl_ready), .infl_i(infl),
+    .rq_db_valid_i(1'b0), .rq_db_ready_o(c_rq_db_ready), .rq_db_data_i('0),
+    .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
+    .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
+    .ctx_idx_o(cpl_ctx_idx), .ctx_i(cpl_ctx), .mr_idx_o(cpl_mr_idx), .mr_i(cpl_mr),
+    .qp_err_o(qp_err[1]), .qp_err_sqe_o(qp_err_sqe[1]), .qp_err_qpn_o(qp_err_qpn[24 +: 24]),
+    .err_in_valid_i(qp_err[0] && !qp_err_sqe[0]), .err_in_qpn_i(qp_err_qpn[0 +: 24]),
+    .query_idx_i(query_idx), .query_rq_psn_o(c_query_rq_psn),
+    .rd_req_valid_o(rdq_valid[6]), .rd_req_ready_i(rdq_ready[6]),
+    .rd_req_addr_o(rdq_addr[384 +: 64]), .rd_req_len_o(rdq_len[96 +: 16]),
+    .rd_rsp_valid_i(rdr_valid[6]), .rd_rsp_ready_o(rdr_ready[6]),
+    .rd_rsp_data_i(dma_rd_rsp_data_i), .rd_rsp_last_i(dma_rd_rsp_last_i),
+    .rd_rsp_err_i(dma_rd_rsp_err_i),
+    .rwc_hint_valid_o(e_hint_valid[1]), .rwc_hint_evict_o(e_hint_evict[1]),
+    .rwc_hint_key_o(e_hint_key[1]), .rwc_hint_addr_o(e_hint_addr[1]),
+    .rwc_hint_len_o(e_hint_len[1]),
+    .rwc_lk_valid_o(e_lk_valid[1]), .rwc_lk_key_o(e_lk_key[1]), .rwc_lk_hit_i(e_lk_hit[1]),
+    .rwc_lk_pend_i(e_lk_pend[1]), .rwc_lk_err_i(e_lk_err[1]), .rwc_room_i(rwc_room),
+    .rwc_lk_data_i(rwc_lk_data), .rwc_inv_o(rwc_inv_b), .rwc_inv_key_o(rwc_inv_b_key),
+    .place_start_o(e_pl_start[1]), .place_slot_o(e_pl_slot[1]), .place_base_o(e_pl_base[1]),
+    .place_nseg_o(e_pl_nseg[1]), .place_addr_o(e_pl_addr[1]), .place_len_o(e_pl_len[1]),
+    .place_poff_o(e_pl_poff[1]), .place_busy_i(e_pl_busy[1]), .place_want_o(e_pl_want[1]),
+    .place_ev_qpn_o(e_ev_qpn[1]), .place_ev_psn_o(e_ev_psn[1]), .place_ev_pos_o(e_ev_pos[1]),
+    .scqe_valid_o(ecqe_valid[0]), .scqe_ready_i(ecqe_ready[0]),
+    .scqe_o(ecqe[0 +: rnic_pkg::CqeReqW]),
+    .rcqe_valid_o(c_rcqe_valid), .rcqe_ready_i(1'b0), .rcqe_o(c_rcqe),
+    .job_valid_o(c_job_valid), .job_ready_i(1'b0), .job_o(c_job),
+    .rsp_done_i(1'b0), .rsp_done_qpn_i('0),
+    .at_valid_o(c_at_valid), .at_ready_i(1'b0), .at_o(c_at),
+    .at_busy_qpn_o(c_at_busy_qpn), .at_busy_i(1'b0),
+    .at_err_valid_i(1'b0), .at_err_ready_o(c_at_err_ready), .at_err_qpn_i('0),
     .wr_valid_o(wr_valid[2]), .wr_ready_i(wr_ready[2]), .wr_addr_o(wr_addr[128 +: 64]),
     .wr_len_o(wr_len[32 +: 16]), .wr_data_o(wr_data[2*DataW +: DataW]), .wr_last_o(wr_last[2]),
     .rewind_valid_o(rewind_valid), .rewind_ready_i(rewind_ready), .rewind_o(rewind),
@@ -484,16 +651,34 @@ module rnic_top #(
     .ring_rd_qpn_i(ring_rd_qpn), .ring_rd_idx_i(ring_rd_idx), .ring_rd_v_o(ring_rd_v),
     .ring_rd_o(ring_rd),
     .noack_valid_i(noack_valid), .noack_err_i(noack_err), .noack_ready_o(noack_ready),
-    .noack_qpn_i(ev_tx_qpn),
-    .noack_idx_i(ev_tx_idx),
-    .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
-    .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),
-    .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
-    .aev_valid_o(eng_aev_valid), .aev_ready_i(eng_aev_ready), .aev_o(eng_aev),
+    .noack_qpn_i(ev_tx_qpn), .noack_idx_i(ev_tx_idx),
+    .srq_idx_o(c_srq_idx), .srq_i('0), .srq_wr_i(1'b0), .srq_wr_limit_i('0),
+    .mr_upd_valid_o(c_mr_upd_valid), .mr_upd_ready_i(1'b0),
+    .mr_upd_idx_o(c_mr_upd_idx), .mr_upd_o(c_mr_upd),
+    .aev_valid_o(e_aev_valid[1]), .aev_ready_i(e_aev_ready[1]), .aev_o(e_aev[32 +: 32]),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci),
-    .quiet_o(eng_quiet), .idle_o(eng_idle), .due_o(next_due_o), .skip_i, .skip_cycles_i
+    .quiet_o(e_quiet[1]), .idle_o(e_idle[1]), .due_o(e_due[1]), .skip_i, .skip_cycles_i
   );
+
+  rnic_rr_arb #(.Width(32)) u_aev_arb (
+    .clk_i, .rst_ni,
+    .valid_i(e_aev_valid), .ready_o(e_aev_ready), .data_i(e_aev),
+    .valid_o(eng_aev_valid), .ready_i(eng_aev_ready), .data_o(eng_aev)
+  );
+
+`ifdef RNIC_ASSERT
+  /* verilator coverage_off */
+  // Simulation check: each engine drives only its role's outputs.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      assert (!r_scqe_valid && !r_wr_valid && !r_rewind_valid && !r_rd_done && !r_done_valid);
+      assert (!c_rcqe_valid && !c_job_valid && !c_at_valid && !c_mr_upd_valid);
+    end
+  end
+  /* verilator coverage_on */
+`endif
 
   // A QP's RQ reset (creation, RESET) forgets its atomic results.
   logic at_clr;

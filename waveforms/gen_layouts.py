@@ -160,14 +160,16 @@ def rsp_side(n):
             (p + ".u_rx_parser.pkt_valid_o", F_BIN), (p + ".u_rx_parser.pkt_ready_i", F_BIN),
             (p + ".u_rx_parser.cnt_rx_drop_o[63:0]", F_DEC),
         ]),
-        ("node%d transport engine (responder / completer)" % n, [
-            (p + ".u_rx_engine." + st(ENG_RTL), F_ENUM),
-            (p + ".u_rx_engine.op[7:0]", F_DEC, "bth_opcode.txt"),
-            (p + ".u_rx_engine.qpn_q[23:0]", F_HEX), (p + ".u_rx_engine.epsn[23:0]", F_DEC),
-            (p + ".u_rx_engine.rd_req_valid_o", F_BIN), (p + ".u_rx_engine.chk_ok", F_BIN),
-            (p + ".u_rx_engine.place_start_o", F_BIN),
-            (p + ".u_rx_engine.job_valid_o", F_BIN), (p + ".u_rx_engine.scqe_valid_o", F_BIN),
-            (p + ".u_rx_engine.rcqe_valid_o", F_BIN),
+        ("node%d transport engine (responder u_responder / completer u_completer)" % n, [
+            (p + ".u_responder." + st(ENG_RTL), F_ENUM),
+            (p + ".u_responder.op[7:0]", F_DEC, "bth_opcode.txt"),
+            (p + ".u_responder.qpn_q[23:0]", F_HEX), (p + ".u_responder.epsn[23:0]", F_DEC),
+            (p + ".u_responder.rd_req_valid_o", F_BIN), (p + ".u_responder.chk_ok", F_BIN),
+            (p + ".u_responder.place_start_o", F_BIN),
+            (p + ".u_responder.job_valid_o", F_BIN), (p + ".u_responder.rcqe_valid_o", F_BIN),
+            (p + ".u_completer." + st(ENG_RTL), F_ENUM),
+            (p + ".u_completer.op[7:0]", F_DEC, "bth_opcode.txt"),
+            (p + ".u_completer.place_start_o", F_BIN), (p + ".u_completer.scqe_valid_o", F_BIN),
         ]),
         ("node%d DMA write channel (placement, CQEs)" % n, [
             (p + ".u_rx_place.busy_o", F_BIN),
@@ -228,7 +230,7 @@ def g_responder(n):
 
 
 def g_rq_wqe(n):
-    p = "node%d.%s.u_rx_engine" % (n, T)
+    p = "node%d.%s.u_responder" % (n, T)
     c = "node%d.%s.g_rwqe_cache.u_rwqe_cache" % (n, T)
     # Read ahead by the WQE cache when posted (hint, its own DMA read), found
     # there by the SEND (lk_hit); on a miss the engine reads it (rd_req).
@@ -244,7 +246,7 @@ def g_rq_wqe(n):
 
 
 def g_rkey(n):
-    p = "node%d.%s.u_rx_engine" % (n, T)
+    p = "node%d.%s.u_responder" % (n, T)
     return ("node%d rkey, bounds and access check (responder)" % n, [
         (p + ".is_write", F_BIN), (p + ".is_read_req", F_BIN),
         (p + ".chk_key[31:0]", F_HEX), (p + ".chk_va[63:0]", F_HEX),
@@ -255,9 +257,9 @@ def g_rkey(n):
 
 def g_place(n, what):
     g, sigs = _grp(rsp_side(n), "node%d DMA write" % n)
-    p = "node%d.%s.u_rx_engine" % (n, T)
+    p = "node%d.%s" % (n, T)
     return ("node%d placement and DMA write channel (%s)" % (n, what),
-            [(p + ".place_start_o", F_BIN)] + sigs)
+            [(p + ".pl_start", F_BIN), (p + ".pl_sel", F_BIN)] + sigs)
 
 
 def g_cqe(n, what):
@@ -277,7 +279,7 @@ def g_rd_resp(n, what):
 
 
 def g_completer(n):
-    p = "node%d.%s.u_rx_engine" % (n, T)
+    p = "node%d.%s.u_completer" % (n, T)
     return ("node%d transport engine: completer (retire the WQE)" % n, [
         (p + "." + st(ENG_RTL), F_ENUM),
         (p + ".op[7:0]", F_DEC, "bth_opcode.txt"),
@@ -303,7 +305,7 @@ def g_atomic(n):
 
 def g_retry(n):
     p = "node%d.%s" % (n, T)
-    e = p + ".u_rx_engine"
+    e = p + ".u_completer"
     return ("node%d ACK timer and rewind (completer -> SQ fetch -> requester)" % n, [
         (e + ".tmr_v_q", F_BIN), (e + ".tmr_op_q[1:0]", F_DEC), (e + ".tmr_cycles_q[41:0]", F_DEC),
         (e + ".tmr_exp_v", F_BIN), (e + ".retry_left", F_DEC),
@@ -322,7 +324,7 @@ def g_ud_addr(n):
 
 
 def g_ud_recv(n):
-    p = "node%d.%s.u_rx_engine" % (n, T)
+    p = "node%d.%s.u_responder" % (n, T)
     return ("node%d UD receive (Q_Key and receive WQE check, GRH area, then payload)" % n, [
         (p + ".qp_ud", F_BIN), (p + ".rx_avail", F_BIN),
         (p + ".ud_pass1_q", F_BIN), (p + ".moff_q[31:0]", F_DEC), (p + ".plen_q[12:0]", F_DEC),
@@ -331,7 +333,7 @@ def g_ud_recv(n):
 
 def g_noack(n):
     p = "node%d.%s" % (n, T)
-    e = p + ".u_rx_engine"
+    e = p + ".u_completer"
     return ("node%d send completion without ACK (TX -> completer, UD/UC)" % n, [
         (p + ".u_tx_builder.noack_valid_o", F_BIN), (p + ".u_tx_builder.noack_ready_i", F_BIN),
         (e + ".noack_mode_q", F_BIN), (e + ".noack_idx_q[15:0]", F_DEC),

@@ -36,29 +36,30 @@ PICK = {
     "dma_rd_req_valid_o", "dma_rd_req_tag_o[7:0]", "dma_rd_rsp_valid_i",
     "u_tx_arb.valid_i[1:0]", "tx_valid_o", "tx_last_o",
     "rx_valid_i", "u_rx_parser.op[7:0]", "u_rx_parser.good", "u_rx_parser.pkt_valid_o",
-    "u_rx_engine.st_q", "u_rx_engine.op[7:0]", "u_rx_engine.epsn[23:0]",
-    "u_rx_engine.rd_req_valid_o", "u_rx_engine.rd_rsp_valid_i",
-    "u_rx_engine.rwc_hint_valid_o", "g_rwqe_cache.u_rwqe_cache.rd_req_valid_o",
-    "u_rx_engine.rwc_lk_hit_i",
+    "u_responder.st_q", "u_responder.op[7:0]", "u_completer.st_q", "u_completer.op[7:0]", "u_responder.epsn[23:0]",
+    "u_responder.rd_req_valid_o", "u_responder.rd_rsp_valid_i",
+    "u_responder.rwc_hint_valid_o", "g_rwqe_cache.u_rwqe_cache.rd_req_valid_o",
+    "u_responder.rwc_lk_hit_i",
     "u_atomic_unit.op_valid_i", "u_atomic_unit.rd_req_valid_o", "u_atomic_unit.wr_valid_o",
     "u_atomic_unit.job_valid_o",
-    "u_rx_engine.chk_key[31:0]", "u_rx_engine.chk_ok", "u_rx_engine.err_syn_q[7:0]",
-    "u_rx_engine.place_start_o", "dma_wr_valid_o", "dma_wr_addr_o[63:0]",
+    "u_responder.chk_key[31:0]", "u_responder.chk_ok", "u_responder.err_syn_q[7:0]",
+    "u_responder.place_start_o", "dma_wr_valid_o", "dma_wr_addr_o[63:0]",
     "dma_wr_len_o[15:0]",
     "u_cqe_writer.cqe_valid_i", "u_cqe_writer.wr_valid_o", "u_cqe_writer.ev_send_o",
     "u_cqe_writer.ev_recv_o",
     "u_rd_resp.job_valid_i", "u_rd_resp.j_syn[7:0]", "u_rd_resp.txd_valid_o",
-    "u_rx_engine.nak_status_q[7:0]", "u_rx_engine.scqe_valid_o", "u_rx_engine.rcqe_valid_o",
-    "u_rx_engine.tmr_v_q", "u_rx_engine.tmr_exp_v", "u_rx_engine.rewind_valid_o",
+    "u_completer.nak_status_q[7:0]", "u_completer.scqe_valid_o", "u_responder.rcqe_valid_o",
+    "u_completer.tmr_v_q", "u_completer.tmr_exp_v", "u_completer.rewind_valid_o",
     "u_sq_fetch.rewind_idx_i[15:0]", "u_requester.wepoch_q[7:0]",
-    "u_tx_builder.dst_qpn[23:0]", "u_tx_builder.noack_valid_o", "u_rx_engine.noack_mode_q",
-    "u_rx_engine.rx_avail", "u_rx_engine.ud_pass1_q", "u_rx_engine.moff_q[31:0]",
+    "u_tx_builder.dst_qpn[23:0]", "u_tx_builder.noack_valid_o", "u_completer.noack_mode_q",
+    "u_responder.rx_avail", "u_responder.ud_pass1_q", "u_responder.moff_q[31:0]",
 }
 
 # Enum state machines: signal below rnic_top (without its width) -> RTL file.
 ENUMS = {
     "u_requester.st_q": gl.REQ_RTL,
-    "u_rx_engine.st_q": gl.ENG_RTL,
+    "u_responder.st_q": gl.ENG_RTL,
+    "u_completer.st_q": gl.ENG_RTL,
 }
 
 STAMPS = timeline_table.STAMPS

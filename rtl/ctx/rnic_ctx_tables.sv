@@ -17,9 +17,11 @@ module rnic_ctx_tables #(
   input  logic [23:0] cmd_idx_i,
   input  logic [8*64-1:0] cmd_args_i,
   // Hardware-detected QP error
-  input  logic        qp_err_i,
-  input  logic        qp_err_sqe_i,   // to SQE instead of ERR
-  input  logic [23:0] qp_err_qpn_i,
+  // The receive engines' moves of a QP to ERR (or SQE): 0 the responder's,
+  // 1 the completer's
+  input  logic [1:0]  qp_err_i,
+  input  logic [1:0]  qp_err_sqe_i,   // to SQE instead of ERR
+  input  logic [47:0] qp_err_qpn_i,
   // Read ports (combinational)
   input  logic [23:0] qp_a_idx_i,
   output logic [rnic_pkg::QpCfgW-1:0] qp_a_o,
@@ -33,12 +35,16 @@ module rnic_ctx_tables #(
   output logic [rnic_pkg::QpCfgW-1:0] qp_e_o,
   input  logic [23:0] qp_f_idx_i,
   output logic [rnic_pkg::QpCfgW-1:0] qp_f_o,
+  input  logic [23:0] qp_g_idx_i,
+  output logic [rnic_pkg::QpCfgW-1:0] qp_g_o,
   input  logic [15:0] cq_idx_i,
   output logic [rnic_pkg::CqCfgW-1:0] cq_o,
   input  logic [23:0] mr_a_idx_i,
   output logic [rnic_pkg::MrCfgW-1:0] mr_a_o,
   input  logic [23:0] mr_b_idx_i,
   output logic [rnic_pkg::MrCfgW-1:0] mr_b_o,
+  input  logic [23:0] mr_c_idx_i,
+  output logic [rnic_pkg::MrCfgW-1:0] mr_c_o,
   input  logic [15:0] srq_idx_i,
   output logic [rnic_pkg::SrqCfgW-1:0] srq_o,
   // MR/MW entry updates from the engines
@@ -122,14 +128,24 @@ module rnic_ctx_tables #(
   end
 
   // Write ports. Reset clears the valid/state fields only (the tables are RAMs).
-  // The QP table has one: rnic_mmio holds a command back while the engine
-  // writes a QP's state (qp_err_i), so the two never meet.
+  // The QP table has the command's and one per engine: rnic_mmio holds a
+  // command back while an engine writes a QP's state (qp_err_i), so those
+  // never meet; when both engines move the same QP in one cycle, ERR wins
+  // over SQE.
+  logic [2:0] err_st [2];
+  always_comb begin
+    for (int i = 0; i < 2; i++) begin
+      err_st[i] = (qp_err_sqe_i[i] && !(qp_err_i[1-i] && !qp_err_sqe_i[1-i] &&
+                   (qp_err_qpn_i[24*(1-i) +: QpW] == qp_err_qpn_i[24*i +: QpW]))) ?
+                  rnic_pkg::QpsSqe : rnic_pkg::QpsErr;
+    end
+  end
   always_ff @(posedge clk_i) begin
     if (qp_wr_i) begin
       qp_mem[cmd_idx_i[QpW-1:0]] <= qp_new;
-    end else if (qp_err_i) begin
-      qp_mem[qp_err_qpn_i[QpW-1:0]][rnic_pkg::QpCfgW-1 -: 3] <=
-          qp_err_sqe_i ? rnic_pkg::QpsSqe : rnic_pkg::QpsErr;
+    end else begin
+      if (qp_err_i[0]) qp_mem[qp_err_qpn_i[QpW-1:0]][rnic_pkg::QpCfgW-1 -: 3] <= err_st[0];
+      if (qp_err_i[1]) qp_mem[qp_err_qpn_i[24 +: QpW]][rnic_pkg::QpCfgW-1 -: 3] <= err_st[1];
     end
     if (cq_wr_i) cq_mem[cmd_idx_i[CqW-1:0]] <= cq_new;
     if (mr_wr_i) mr_mem[cmd_idx_i[MrW-1:0]] <= mr_new;
@@ -150,16 +166,19 @@ module rnic_ctx_tables #(
     qp_d_o = (qp_d_idx_i < 24'(NQp)) ? qp_mem[qp_d_idx_i[QpW-1:0]] : '0;
     qp_e_o = (qp_e_idx_i < 24'(NQp)) ? qp_mem[qp_e_idx_i[QpW-1:0]] : '0;
     qp_f_o = (qp_f_idx_i < 24'(NQp)) ? qp_mem[qp_f_idx_i[QpW-1:0]] : '0;
+    qp_g_o = (qp_g_idx_i < 24'(NQp)) ? qp_mem[qp_g_idx_i[QpW-1:0]] : '0;
     cq_o = (cq_idx_i < 16'(NCq)) ? cq_mem[cq_idx_i[CqW-1:0]] : '0;
     mr_a_o = (mr_a_idx_i < 24'(NMr)) ? mr_mem[mr_a_idx_i[MrW-1:0]] : '0;
     mr_b_o = (mr_b_idx_i < 24'(NMr)) ? mr_mem[mr_b_idx_i[MrW-1:0]] : '0;
+    mr_c_o = (mr_c_idx_i < 24'(NMr)) ? mr_mem[mr_c_idx_i[MrW-1:0]] : '0;
     srq_o = (srq_idx_i < 16'(NQp)) ? srq_mem[srq_idx_i[QpW-1:0]] : '0;
   end
 
   // rst_ni is kept in the port list for the common block interface; contexts
   // are RAM contents and are defined by the driver before use.
   logic unused;
-  assign unused = ^{rst_ni, cmd_idx_i[23:QpW], qp_err_qpn_i[23:QpW], mr_upd_idx_i[47:24+MrW],
+  assign unused = ^{rst_ni, cmd_idx_i[23:QpW], qp_err_qpn_i[23:QpW], qp_err_qpn_i[47:24+QpW],
+                    mr_upd_idx_i[47:24+MrW],
                     mr_upd_idx_i[23:MrW]};
 
 `ifdef RNIC_ASSERT
@@ -168,7 +187,7 @@ module rnic_ctx_tables #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      assert (!(qp_wr_i && qp_err_i));
+      assert (!(qp_wr_i && (qp_err_i != 2'b00)));
     end
   end
   /* verilator coverage_on */

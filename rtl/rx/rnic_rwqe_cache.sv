@@ -55,9 +55,12 @@ module rnic_rwqe_cache #(
   output logic                           lk_pend_o,  // its read is in flight
   output logic                           lk_err_o,   // its read failed
   output logic [rnic_pkg::RwqeBits-1:0]  lk_data_o,
-  // One WQE retired
+  // WQEs retired: one by each role's engine (a receive WQE by the
+  // responder, a send WQE by the completer), in the same cycle at times
   input  logic                           inv_i,
   input  logic [KeyW-1:0]                inv_key_i,
+  input  logic                           inv_b_i,
+  input  logic [KeyW-1:0]                inv_b_key_i,
   // A QP's queues reset (its RQ and SQ entries) or an SRQ's (its entries)
   input  logic                           clr_qp_i,
   input  logic                           clr_srq_i,
@@ -153,9 +156,9 @@ module rnic_rwqe_cache #(
   logic [Entries-1:0] kill;
   always_comb begin
     kill = '0;
-    if (inv_i || clr_qp_i || clr_srq_i) begin
+    if (inv_i || inv_b_i || clr_qp_i || clr_srq_i) begin
       for (int e = 0; e < Entries; e++) begin
-        kill[e] = (inv_i && (key_q[e] == inv_key_i)) ||
+        kill[e] = (inv_i && (key_q[e] == inv_key_i)) || (inv_b_i && (key_q[e] == inv_b_key_i)) ||
                   cleared(key_q[e][KeyW-1:16], clr_qp_i, clr_srq_i, clr_num_i);
       end
     end
@@ -217,6 +220,7 @@ module rnic_rwqe_cache #(
   // A hint for a WQE being retired or reset in the same cycle is stale.
   logic hint_stale, alloc;
   assign hint_stale = (inv_i && (hint_key_i == inv_key_i)) ||
+                      (inv_b_i && (hint_key_i == inv_b_key_i)) ||
                       cleared(hint_key_i[KeyW-1:16], clr_qp_i, clr_srq_i, clr_num_i);
 
   // Reads to issue, then reads in flight (at most one per entry each).

@@ -32,7 +32,12 @@ module rnic_rx_engine #(
   parameter int unsigned InflDepth = 8,
   // Receive WQEs of a QP read ahead into the WQE cache: up to RqAhead - 1
   // beyond the one a SEND takes (a power of two is not needed)
-  parameter int unsigned RqAhead = 8
+  parameter int unsigned RqAhead = 8,
+  // The roles this instance plays (rnic_top runs one instance per role and
+  // gives each only its role's inputs; a block bench or proof runs both in
+  // one): what the other role's instance does must not happen twice
+  parameter bit Responder = 1'b1,
+  parameter bit Completer = 1'b1
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -65,6 +70,10 @@ module rnic_rx_engine #(
   output logic        qp_err_o,
   output logic        qp_err_sqe_o,   // with qp_err_o: to SQE, not ERR (UC/UD send error)
   output logic [23:0] qp_err_qpn_o,
+  // A QP the other role's engine moved to ERR (rnic_top runs one engine per
+  // role): it is flushed here as after a move by the driver
+  input  logic        err_in_valid_i,
+  input  logic [23:0] err_in_qpn_i,
   // WQE reads for placement
   output logic        rd_req_valid_o,
   input  logic        rd_req_ready_i,
@@ -100,6 +109,9 @@ module rnic_rx_engine #(
   output logic [32*rnic_pkg::MaxSeg-1:0] place_len_o,
   output logic [16*rnic_pkg::MaxSeg-1:0] place_poff_o,
   input  logic        place_busy_i,
+  // In the state that starts a placement job: it does as soon as
+  // place_busy_i is low (rnic_top gives the unit to one engine at a time)
+  output logic        place_want_o,
   // Trace: the packet of the placement job place_start_o starts (its QPN,
   // PSN, and bit 0 first / bit 1 last packet of its message or response,
   // bit 2 a response: the PSN is of our send queue, not of the peer's)
@@ -389,10 +401,14 @@ module rnic_rx_engine #(
   // waited for their ACK timeout (forever with timeout 0).
   logic pend_err, errp_pop;
   logic [QpW-1:0] errp_qpn;
+  // A move by the other role's engine comes the same way (the mmio holds
+  // commands back while an engine moves a QP, so the two never meet).
+  logic errp_drv;
+  assign errp_drv = qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr) && (qp_wr_idx_i < 24'(NQp));
   rnic_uniq_fifo #(.Width(QpW)) u_err_pend (
     .clk_i, .rst_ni,
-    .in_valid_i(qp_wr_i && (qp_wr_state_i == rnic_pkg::QpsErr) && (qp_wr_idx_i < 24'(NQp))),
-    .in_data_i(qp_wr_idx_i[QpW-1:0]),
+    .in_valid_i(errp_drv || (err_in_valid_i && (err_in_qpn_i < 24'(NQp)))),
+    .in_data_i(errp_drv ? qp_wr_idx_i[QpW-1:0] : err_in_qpn_i[QpW-1:0]),
     .out_valid_o(pend_err), .out_ready_i(errp_pop), .out_data_o(errp_qpn)
   );
 
@@ -1203,6 +1219,7 @@ module rnic_rx_engine #(
   assign fl_yield = (st_q == StRqFlush) && !need_rcqe_q && (fl_cnt_q == FlushBatch) &&
                     (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
 
+  assign place_want_o = (st_q == StPlace);
   assign place_slot_o = slot_q;
   assign place_base_o = {8'd0, poff_q};
   assign place_nseg_o = nseg;
@@ -1547,8 +1564,9 @@ module rnic_rx_engine #(
             qpn_q <= 24'(errp_qpn);   // (errp_pop)
             flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
-            ret_st_q <= StRqFlush;
-            st_q <= StRetire;
+            // each role flushes its own queue: the ring, then the RQ
+            ret_st_q <= Responder ? StRqFlush : StIdle;
+            st_q <= Completer ? StRetire : StRqFlush;
           end else if (rq_db_valid_i) begin
             // Doorbells first: they are posted MMIO writes, and one not
             // taken stalls every later MMIO access of the node. Taken
@@ -2383,7 +2401,7 @@ module rnic_rx_engine #(
             end else begin
               // (A doorbell of a QP that is not in ERR never gets here: it
               // ends in rqf_end, which reads its WQEs ahead.)
-              if (flushing_q && use_srq && (qpn_q < 24'(NQp))) begin
+              if (Responder && flushing_q && use_srq && (qpn_q < 24'(NQp))) begin
                 aev_push_q <= 1'b1;
                 aev_in_q <= {rnic_pkg::EvQpLastWqe, qpn_q};
               end

@@ -1,8 +1,8 @@
 // rnic_rx_parser: receives frames into NSlots slots, checks them (Ethernet type,
 // IPv4, UDP port 4791, our address, BTH opcode, lengths, ICRC) and hands the
 // parsed headers of good frames to the transport engine. Placement reads the
-// payload from the slot and releases it when done; the engine releases the
-// slots of frames it does not place. rx_ready_o stays low while every slot is
+// payload from the slot and releases it when done; the responder and the
+// completer release the slots of the frames they do not place. rx_ready_o stays low while every slot is
 // taken, which back-pressures the link instead of dropping.
 module rnic_rx_parser #(
   parameter int unsigned DataW = 256,
@@ -29,8 +29,10 @@ module rnic_rx_parser #(
   input  logic [SlotW-1:0] rd_slot_i,
   input  logic [15:0] rd_word_i,
   output logic [2*DataW-1:0] rd_data_o,
-  input  logic        release_i,
+  input  logic        release_i,         // the responder's
   input  logic [SlotW-1:0] release_slot_i,
+  input  logic        cpl_release_i,     // the completer's
+  input  logic [SlotW-1:0] cpl_release_slot_i,
   input  logic        place_release_i,
   input  logic [SlotW-1:0] place_release_slot_i,
   output logic [63:0] cnt_rx_pkts_o,
@@ -263,6 +265,7 @@ module rnic_rx_parser #(
         end
       end
       if (release_i) busy_q[release_slot_i] <= 1'b0;
+      if (cpl_release_i) busy_q[cpl_release_slot_i] <= 1'b0;
       if (place_release_i) busy_q[place_release_slot_i] <= 1'b0;
     end
   end

@@ -300,6 +300,7 @@ int main(int argc, char **argv) {
   top.hint_valid_i = 0;
   top.hint_evict_i = 0;
   top.inv_i = 0;
+  top.inv_b_i = 0;
   top.clr_qp_i = 0;
   top.clr_srq_i = 0;
   top.rd_req_ready_i = 0;
@@ -395,6 +396,23 @@ int main(int argc, char **argv) {
     }
     top.inv_i = iv;
     top.inv_key_i = iv ? ikey : r.u64() & kKeyMask;
+    // the other role's retirement in the same cycle: a held key or one
+    // hinted now, now and then
+    const bool iv2 = r.chance(ph.inv / 2);
+    uint64_t ikey2;
+    {
+      const auto fk = live_kids(true);
+      const unsigned c = (unsigned)r.range(0, 99);
+      if (c < 50 && !fk.empty())
+        ikey2 = key_of(r.pick(fk));
+      else if (c < 65)
+        ikey2 = hkey;
+      else
+        ikey2 = key_of((unsigned)r.range(0, kKeys - 1));
+    }
+    top.inv_b_i = iv2;
+    top.inv_b_key_i = iv2 ? ikey2 : r.u64() & kKeyMask;
+    auto inv_hit = [&](uint64_t k) { return (iv && k == ikey) || (iv2 && k == ikey2); };
     // ---- queue reset: a number, and which of its queues (the QP's RQ and SQ,
     // or the SRQ): mostly the queues of the key aimed at, sometimes the other
     // ones of the same number (whose entries must stay), sometimes both
@@ -475,7 +493,7 @@ int main(int argc, char **argv) {
     // ---- model, combinational part (state before the edge)
     bool kill[kE];
     for (unsigned e = 0; e < kE; e++)
-      kill[e] = (iv && ent[e].key == ikey) || reset_drops(ent[e].key, cqp, csrq, cnum);
+      kill[e] = inv_hit(ent[e].key) || reset_drops(ent[e].key, cqp, csrq, cnum);
     bool held = false, vic_ok = false, any_free = false, any_full = false, far_vic = false;
     unsigned vic = 0;
     for (auto &e : ent) {
@@ -495,7 +513,7 @@ int main(int argc, char **argv) {
     for (unsigned k = 0; k < kE && !vic_ok && hev; k++)
       if (ent[(rr + k) % kE].full && ent[(rr + k) % kE].age >= 2)
         vic_ok = true, vic = (rr + k) % kE;
-    const bool stale_inv = iv && hkey == ikey;
+    const bool stale_inv = inv_hit(hkey);
     const bool stale_clr = reset_drops(hkey, cqp, csrq, cnum);
     const bool stale = stale_inv || stale_clr;
     const bool alloc = hv && !held && vic_ok && !stale && iq.size() < kE;
@@ -687,11 +705,11 @@ int main(int argc, char **argv) {
     for (unsigned e = 0; e < kE; e++) {
       const bool live = old[e].live && (old[e].full || old[e].pend);
       const bool by_clr = reset_drops(old[e].key, cqp, csrq, cnum);
-      if (live && cv && num_of(old[e].key) == cnum && !by_clr && !(iv && old[e].key == ikey))
+      if (live && cv && num_of(old[e].key) == cnum && !by_clr && !inv_hit(old[e].key))
         n_clr_spared++;
       if (!kill[e]) continue;
       if (live && by_clr) n_clr_drop[kind_of(old[e].key)]++, clr_dropped = true;
-      if (old[e].full) ((iv && old[e].key == ikey) ? n_kill_full_inv : n_kill_full_clr)++;
+      if (old[e].full) (inv_hit(old[e].key) ? n_kill_full_inv : n_kill_full_clr)++;
       if (old[e].pend && old[e].live) n_kill_pend++;
       ent[e].live = false;
       if (old[e].full) ent[e].full = false;
@@ -739,7 +757,7 @@ int main(int argc, char **argv) {
     // kills by key (the spec view), and the application refilling the slots
     for (unsigned k = 0; k < kKeys; k++) {
       const uint64_t key = key_of(k);
-      if ((iv && key == ikey) || reset_drops(key, cqp, csrq, cnum)) {
+      if (inv_hit(key) || reset_drops(key, cqp, csrq, cnum)) {
         last_kill[k] = g_cycle;
         killed_ever[k] = true;
         if (!drain && r.chance(0.5)) rewrites.emplace_back(g_cycle + r.range(0, 40), k);

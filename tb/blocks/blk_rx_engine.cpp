@@ -147,6 +147,7 @@ struct Bench {
     t.rwc_lk_err_i = 0;
     t.rwc_room_i = 1;
     t.place_busy_i = 0;
+    t.err_in_valid_i = 0;
     t.scqe_ready_i = 1;
     t.rcqe_ready_i = 1;
     t.job_ready_i = 1;

@@ -245,6 +245,7 @@ int main(int argc, char **argv) {
   top.rx_valid_i = 0;
   top.pkt_ready_i = 0;
   top.release_i = 0;
+  top.cpl_release_i = 0;
   reset_dut(top);
 
   // Feeder state

@@ -66,7 +66,8 @@ module fv_rnic_rwqe_cache (
   // An age tick every 2 events, so that entries grow old within the depth
   rnic_rwqe_cache #(.DataW(256), .Entries(2), .AgeLog(0)) dut (
     .clk_i, .rst_ni, .hint_valid_i, .hint_evict_i, .hint_key_i, .hint_addr_i, .hint_len_i,
-    .room_o, .lk_valid_i, .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i, .clr_qp_i,
+    .room_o, .lk_valid_i, .lk_key_i, .lk_hit_o, .lk_pend_o, .lk_err_o, .lk_data_o, .inv_i, .inv_key_i,
+    .inv_b_i(1'b0), .inv_b_key_i('0), .clr_qp_i,
     .clr_srq_i, .clr_num_i,
     .rd_req_valid_o, .rd_req_ready_i, .rd_req_addr_o, .rd_req_len_o, .rd_rsp_valid_i,
     .rd_rsp_ready_o, .rd_rsp_data_i, .rd_rsp_last_i, .rd_rsp_err_i

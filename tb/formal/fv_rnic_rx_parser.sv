@@ -47,7 +47,8 @@ module fv_rnic_rx_parser (
   rnic_rx_parser #(.DataW(DataW), .NSlots(NSlots), .FrameBytes(FrameBytes)) dut (
     .clk_i, .rst_ni, .port_ip_i(PortIp), .rx_valid_i, .rx_ready_o, .rx_data_i, .rx_keep_i,
     .rx_last_i, .pkt_valid_o, .pkt_ready_i, .pkt_o, .rd_slot_i, .rd_word_i, .rd_data_o,
-    .release_i, .release_slot_i, .place_release_i, .place_release_slot_i, .cnt_rx_pkts_o,
+    .release_i, .release_slot_i, .cpl_release_i(1'b0), .cpl_release_slot_i('0),
+    .place_release_i, .place_release_slot_i, .cnt_rx_pkts_o,
     .cnt_rx_drop_o, .quiet_o
   );
 
