@@ -375,7 +375,7 @@ module rnic_rx_engine #(
   // A record still held (hold_q) is in the ring already as the requester
   // sees it.
   logic ring_rd_hold;
-  assign ring_rd_hold = hold_v_q && (hold_q.qpn == ring_rd_qpn_i) &&
+  assign ring_rd_hold = Completer && hold_v_q && (hold_q.qpn == ring_rd_qpn_i) &&
                         (hold_q.wqe_idx[RingW-1:0] == ring_rd_idx_i[RingW-1:0]);
   rnic_pkg::infl_t ring_rd_rec;
   logic ring_rd_v;
@@ -422,11 +422,20 @@ module rnic_rx_engine #(
   logic [3:0] fl_cnt_q;   // flush CQEs of this visit
   logic fl_yield, flp_pop, flp_valid;
   logic [QpW-1:0] flp_qpn;
-  rnic_uniq_fifo #(.Width(QpW)) u_flush_pend (
-    .clk_i, .rst_ni,
-    .in_valid_i(fl_yield), .in_data_i(q),
-    .out_valid_o(flp_valid), .out_ready_i(flp_pop), .out_data_o(flp_qpn)
-  );
+  // (This queue and the delayed ACKs below are the responder's: a
+  // completer-only instance has neither.)
+  if (Responder) begin : g_flush_pend
+    rnic_uniq_fifo #(.Width(QpW)) u_flush_pend (
+      .clk_i, .rst_ni,
+      .in_valid_i(fl_yield), .in_data_i(q),
+      .out_valid_o(flp_valid), .out_ready_i(flp_pop), .out_data_o(flp_qpn)
+    );
+  end else begin : g_no_flush_pend
+    assign flp_valid = 1'b0;
+    assign flp_qpn = '0;
+    logic unused_flp;
+    assign unused_flp = ^{fl_yield, flp_pop};
+  end
   // Delayed ACKs. A message whose last packet does not ask for an ACK
   // (AckReq clear: rnic_requester asks on signaled WQEs and on every
   // AckEvery-th) leaves its QP owing one: the QP waits in u_owe (each QP
@@ -439,28 +448,37 @@ module rnic_rx_engine #(
   // decides, for the QP of that cycle (wa_q).
   localparam logic [8:0] AckDelay = 9'd256;
   logic owe_set_q, owe_clr_q;
-  logic owe_pop, owe_valid, owe_live, owe_first, owe_take;
+  logic owe_valid, owe_first, owe_take;
   logic [QpW-1:0] owe_qpn;
-  logic [NQp-1:0] owe_q;
-  logic [8:0] owe_age_q;
-  rnic_uniq_fifo #(.Width(QpW)) u_owe (
-    .clk_i, .rst_ni,
-    .in_valid_i(owe_set_q), .in_data_i(wa_q),
-    .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn)
-  );
-  assign owe_live = owe_valid && owe_q[owe_qpn];
-  assign owe_first = owe_live && (owe_age_q == AckDelay);
-  assign owe_pop = owe_valid && (!owe_live || owe_take);
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      owe_q <= '0;
-      owe_age_q <= '0;
-    end else begin
-      if (owe_clr_q) owe_q[wa_q] <= 1'b0;
-      if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) owe_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
-      if (owe_set_q) owe_q[wa_q] <= 1'b1;
-      owe_age_q <= (owe_pop || !owe_live) ? '0 : owe_first ? owe_age_q : owe_age_q + 9'd1;
+  if (Responder) begin : g_owe
+    logic owe_pop, owe_live;
+    logic [NQp-1:0] owe_q;
+    logic [8:0] owe_age_q;
+    rnic_uniq_fifo #(.Width(QpW)) u_owe (
+      .clk_i, .rst_ni,
+      .in_valid_i(owe_set_q), .in_data_i(wa_q),
+      .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn)
+    );
+    assign owe_live = owe_valid && owe_q[owe_qpn];
+    assign owe_first = owe_live && (owe_age_q == AckDelay);
+    assign owe_pop = owe_valid && (!owe_live || owe_take);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        owe_q <= '0;
+        owe_age_q <= '0;
+      end else begin
+        if (owe_clr_q) owe_q[wa_q] <= 1'b0;
+        if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) owe_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
+        if (owe_set_q) owe_q[wa_q] <= 1'b1;
+        owe_age_q <= (owe_pop || !owe_live) ? '0 : owe_first ? owe_age_q : owe_age_q + 9'd1;
+      end
     end
+  end else begin : g_no_owe
+    assign owe_valid = 1'b0;
+    assign owe_qpn = '0;
+    assign owe_first = 1'b0;
+    logic unused_owe;
+    assign unused_owe = ^{owe_set_q, owe_clr_q, owe_take};
   end
   logic [23:0] ack_psn_q; // highest PSN acknowledged
   logic ack_mode_q;
@@ -525,7 +543,7 @@ module rnic_rx_engine #(
   assign ret_end = (st_pre == StRetire) && !ret_take &&
                    (((ret_st == StAckPost) && !imp_nak) || (ret_st == StTmrUpd));
   assign tmr_upd = (st_q == StTmrUpd) || ret_end;
-  assign ack_merge = job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
+  assign ack_merge = Responder && job_v_q && (job_q.kind == rnic_pkg::JobAck) &&
                      (job_q.syn == rnic_pkg::AethAck) && (njob_q.kind == rnic_pkg::JobAck) &&
                      (njob_q.syn == rnic_pkg::AethAck) && (njob_q.qpn == job_q.qpn) &&
                      rnic_pkg::psn_ge(njob_q.psn, job_q.psn) && !(job_valid_o && job_ready_i);
@@ -743,7 +761,7 @@ module rnic_rx_engine #(
   // RQ's within RqAhead of the head.
   logic [15:0] pf_off;
   assign pf_off = pf_idx - pf_ci;
-  assign pf_more = (!use_srq || srq.valid) && (pf_off < (pf_pi - pf_ci)) &&
+  assign pf_more = Responder && (!use_srq || srq.valid) && (pf_off < (pf_pi - pf_ci)) &&
                    (use_srq || (pf_off < 16'(RqAhead)));
   logic rwc_hint_q, rwc_hint_ev_q, rwc_inv_q;
   logic [rnic_pkg::RwqeKeyW-1:0] rwc_hint_key_q, rwc_inv_key_q;
@@ -771,7 +789,7 @@ module rnic_rx_engine #(
   logic [2:0] rwc_first;
   logic [7:0] rwc_cnt;
   logic rr_fetch, sq_hit, rwc_use;
-  assign rr_fetch = head_resp && psn_in_head && ((op == rnic_pkg::OpAtomicAck) == head_atomic) &&
+  assign rr_fetch = Completer && head_resp && psn_in_head && ((op == rnic_pkg::OpAtomicAck) == head_atomic) &&
                     (d_q.psn == una_cur);
   assign rwc_first = rh_sel ? (head_atomic ? 3'd3 : 3'd2) :
                      ((st_q == StRwcWait) && rwc_sq_q) ? sge_first_q : 3'd1;
@@ -798,7 +816,7 @@ module rnic_rx_engine #(
   // is flushed); a send WQE when a record for its slot arrives and when
   // its last response is placed.
   logic infl_take;
-  assign infl_take = inf_v && idle_infl && (inf_rec.qpn < 24'(NQp));
+  assign infl_take = Completer && inf_v && idle_infl && (inf_rec.qpn < 24'(NQp));
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rwc_hint_key_q <= '0;
@@ -923,7 +941,7 @@ module rnic_rx_engine #(
   /* verilator lint_on UNUSEDSIGNAL */
   logic hold_v_q, inf_v, idle_infl, hold_ok;
   assign infl_in = infl_i;
-  assign inf_v = hold_v_q || infl_valid_i;
+  assign inf_v = Completer && (hold_v_q || infl_valid_i);
   assign inf_rec = hold_v_q ? hold_q : infl_in;
   assign hold_ok = (((infl_in.kind == rnic_pkg::InflNormal) && !infl_in.is_read) ||
                     (infl_in.kind == rnic_pkg::InflNoAck)) && (infl_in.qpn < 24'(NQp));
@@ -938,6 +956,8 @@ module rnic_rx_engine #(
                     ((fault_rec.kind == rnic_pkg::InflNormal) ||
                      (fault_rec.kind == rnic_pkg::InflNoAck));
   assign ring_clr = qp_wr_i && (qp_wr_idx_i < 24'(NQp)) && qp_wr_flags_i[rnic_pkg::QpFlagResetSq];
+  // (A responder-only instance has no ring: no record ever comes to it.)
+  if (Completer) begin : g_ring
   rnic_infl_ring #(
     .NQp(NQp),
     .InflDepth(InflDepth)
@@ -967,6 +987,20 @@ module rnic_rx_engine #(
     .rd_rec_o(ring_rd_rec),
     .rd_v_o(ring_rd_v)
   );
+  end else begin : g_no_ring
+    assign head_idx = '0;
+    assign head = '0;
+    assign head_v = 1'b0;
+    assign nxt = '0;
+    assign nxt_v = 1'b0;
+    assign fault_rec = '0;
+    assign fault_v = 1'b0;
+    assign ring_rd_rec = '0;
+    assign ring_rd_v = 1'b0;
+    logic unused_ring;
+    assign unused_ring = ^{ret_pair, ring_push, ring_fix, ring_clr, fault_upd, fault_slot,
+                           ring_rd_qpn_i, ring_rd_idx_i};
+  end
 
   // ---------------------------------------------------------------------------
   // Transport timer
@@ -992,13 +1026,25 @@ module rnic_rx_engine #(
   logic [41:0] tmr_cycles_q;
   logic tmr_exp_v, tmr_exp_ready, tmr_exp_rnr, tmr_rnr_q, tmr_idle;
   logic [23:0] tmr_exp_qpn;
-  rnic_retry_timer #(.NQp(NQp)) u_timer (
-    .clk_i, .rst_ni,
-    .cmd_valid_i(tmr_v_q), .cmd_op_i(tmr_op_q), .cmd_qpn_i(tmr_qpn_q), .cmd_cycles_i(tmr_cycles_q),
-    .exp_valid_o(tmr_exp_v), .exp_ready_i(tmr_exp_ready), .exp_qpn_o(tmr_exp_qpn),
-    .exp_rnr_o(tmr_exp_rnr),
-    .idle_o(tmr_idle), .due_o, .skip_i, .skip_cycles_i
-  );
+  // (A responder-only instance has no timer: only records start one.)
+  if (Completer) begin : g_timer
+    rnic_retry_timer #(.NQp(NQp)) u_timer (
+      .clk_i, .rst_ni,
+      .cmd_valid_i(tmr_v_q), .cmd_op_i(tmr_op_q), .cmd_qpn_i(tmr_qpn_q),
+      .cmd_cycles_i(tmr_cycles_q),
+      .exp_valid_o(tmr_exp_v), .exp_ready_i(tmr_exp_ready), .exp_qpn_o(tmr_exp_qpn),
+      .exp_rnr_o(tmr_exp_rnr),
+      .idle_o(tmr_idle), .due_o, .skip_i, .skip_cycles_i
+    );
+  end else begin : g_no_timer
+    assign tmr_exp_v = 1'b0;
+    assign tmr_exp_qpn = '0;
+    assign tmr_exp_rnr = 1'b0;
+    assign tmr_idle = 1'b1;
+    assign due_o = '1;
+    logic unused_tmr;
+    assign unused_tmr = ^{tmr_op_q, tmr_qpn_q, tmr_cycles_q, tmr_exp_ready, skip_i, skip_cycles_i};
+  end
 
   // UC/UD send completions and payload read failures from the TX builder
   logic na_v, na_pop;
@@ -1041,7 +1087,7 @@ module rnic_rx_engine #(
   // its first StMap cycle, offers the write in that cycle (mw_try) with the
   // address StMap would put in the first segment; if the write is not taken, StMap
   // goes on to StAckWr as before, which offers the same write.
-  assign mw_try = (st_q == StMap) && (op == rnic_pkg::OpAtomicAck) && !wqe_err_q &&
+  assign mw_try = Completer && (st_q == StMap) && (op == rnic_pkg::OpAtomicAck) && !wqe_err_q &&
                   (sge_cnt <= 3'd4) && map_last && !ud_pass1_q && (nseg == 3'd0) &&
                   map_hit && map_fits && !map_ovf && !map_prot;
   assign wr_valid_o = (st_q == StAckWr) || mw_try;
@@ -1080,7 +1126,7 @@ module rnic_rx_engine #(
                     (pkt_op != rnic_pkg::OpCmpSwap) && (pkt_op != rnic_pkg::OpFetchAdd);
 
   logic rsp_inc;
-  assign rsp_inc = ((st_q == StJob) && !job_v_q && !at_busy_i &&
+  assign rsp_inc = Responder && ((st_q == StJob) && !job_v_q && !at_busy_i &&
                     (njob_q.kind != rnic_pkg::JobAck) && !njob_q.dup) ||
                    ((st_q == StAtOp) && at_valid_o && at_ready_i);
 
@@ -1092,7 +1138,7 @@ module rnic_rx_engine #(
   // its StRqFlush cycle, which takes the next event as StIdle does
   // (rqf_end: the case below runs the StIdle arm).
   logic rqf_end, ret_drop, done_wait;
-  assign rqf_end = (st_q == StRqFlush) && !flushing_q && !from_pkt_q &&
+  assign rqf_end = Responder && (st_q == StRqFlush) && !flushing_q && !from_pkt_q &&
                    (ctx.state != rnic_pkg::QpsErr);
   // The StPlace cycle that starts a placement also does the StAfterPlace
   // work (a request's sequence state, ACK job and receive CQE; a response's
@@ -1109,13 +1155,13 @@ module rnic_rx_engine #(
   assign mw_now = mw_try && wr_ready_i;
   // A request of a QP in a state that takes it (and a transport that
   // matches) is checked in its StPkt cycle: the StReq arm runs (rq_now).
-  assign rq_now = (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
+  assign rq_now = Responder && (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
                   req_state_ok && tr_ok;
   // A plain ACK (a QP in a state that takes responses) starts its retire
   // loop in its StPkt cycle: the StRetire arm runs (rt_now), reading the
   // ACK's PSN and mode through ack_psn, ack_mode, flushing and ret_st.
   logic resp_take;          // StPkt: a response the QP takes
-  assign resp_take = (st_q == StPkt) && (qpn_q < 24'(NQp)) && rnic_pkg::op_is_response(op) &&
+  assign resp_take = Completer && (st_q == StPkt) && (qpn_q < 24'(NQp)) && rnic_pkg::op_is_response(op) &&
                      resp_state_ok && !noack;
   assign rt_now = resp_take && (op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000);
   // A READ response or atomic ACK for the head record (nothing before it
@@ -1140,7 +1186,7 @@ module rnic_rx_engine #(
   // Such a doorbell reads its QP's frontier WQE ahead (the head when the
   // queue was empty); the take's second hint moves the frontier too.
   logic rq_db_hint;
-  assign rq_db_hint = rqf_end && !use_srq && (qpn_q < 24'(NQp)) &&
+  assign rq_db_hint = Responder && rqf_end && !use_srq && (qpn_q < 24'(NQp)) &&
                       (ctx.state != rnic_pkg::QpsReset) && pf_more;
   assign rq_hf_adv = (rq_db_hint || (rwc_hint2_q && !use_srq && pf_more)) && (pf_idx == rq_hf);
   logic idle;
@@ -1163,7 +1209,7 @@ module rnic_rx_engine #(
   // (ap_db; doorbells come first in StIdle too): it touches neither the
   // frame slot nor the placement job, which starts in the next cycle.
   logic ap_db;
-  assign ap_db = (st_sel == StAfterPlace) && rcqe_free && !rnic_pkg::op_is_response(op) &&
+  assign ap_db = Responder && (st_sel == StAfterPlace) && rcqe_free && !rnic_pkg::op_is_response(op) &&
                  !rnic_pkg::op_has_ieth(op) && (!d_q.ack_req || noack || !job_v_q) &&
                  !done_wait && !pend_err && rq_db_valid_i;
   assign rq_db_ready_o = idle || ap_db;
@@ -1181,7 +1227,7 @@ module rnic_rx_engine #(
   assign rdb_ci = (rq_ci_wv_q && (wa_q == rdb_q)) ? rq_ci_wd_q : rq_ci_q[rdb_q];
   assign rdb_rel = rq_db_data_i[47:32] - rdb_ci;
   assign rdb_cur = rq_pi_q[rdb_q] - rdb_ci;
-  assign rdb_ok = (rq_db_data_i[23:0] < 24'(NQp)) && (rdb_rel <= 16'h8000) &&
+  assign rdb_ok = Responder && (rq_db_data_i[23:0] < 24'(NQp)) && (rdb_rel <= 16'h8000) &&
                   (rdb_rel >= rdb_cur);
   assign at_err_ready_o = idle && !rq_db_valid_i;
   assign idle_infl = idle && !rq_db_valid_i && !at_err_valid_i;
@@ -1216,7 +1262,7 @@ module rnic_rx_engine #(
                    !owe_valid && !owe_set_q && !owe_clr_q;
   logic fl_more;
   assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
-  assign fl_yield = (st_q == StRqFlush) && !need_rcqe_q && (fl_cnt_q == FlushBatch) &&
+  assign fl_yield = Responder && (st_q == StRqFlush) && !need_rcqe_q && (fl_cnt_q == FlushBatch) &&
                     (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
 
   assign place_want_o = (st_q == StPlace);
@@ -1254,11 +1300,11 @@ module rnic_rx_engine #(
   // MR-right failure a remote access error. A WRITE's payload must fit what
   // its RETH (or what is left of it) announced.
   logic rk_bad, rk_long;
-  assign rk_bad = !ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
+  assign rk_bad = Responder && !ctx.access[is_read_req ? 2 : is_atomic ? 3 : 1] ||
                   ((d_q.reth_len != 32'd0) && is_first && !chk_ok) ||
                   (chk_cont && (d_q.pay_len != 13'd0) && !chk_ok) ||
                   ((is_read_req || is_atomic) && (d_q.reth_len != 32'd0) && !chk_ok);
-  assign rk_long = (is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) ||
+  assign rk_long = Responder && (is_first && ({19'd0, d_q.pay_len} > d_q.reth_len)) ||
                    (!is_first && ({19'd0, d_q.pay_len} > wr_left_cur));
   // The mapper's controls, as the state machine's arms decide: a WQE read
   // or taken from the cache starts a list; StMap walks it for a receive or
@@ -1564,8 +1610,10 @@ module rnic_rx_engine #(
             qpn_q <= 24'(errp_qpn);   // (errp_pop)
             flushing_q <= 1'b1;
             ack_mode_q <= 1'b0;
-            // each role flushes its own queue: the ring, then the RQ
-            ret_st_q <= Responder ? StRqFlush : StIdle;
+            // the ring, then the RQ (a completer-only instance's StRqFlush
+            // finds no RQ and ends the walk; a responder-only one has no
+            // ring to walk)
+            ret_st_q <= StRqFlush;
             st_q <= Completer ? StRetire : StRqFlush;
           end else if (rq_db_valid_i) begin
             // Doorbells first: they are posted MMIO writes, and one not
