@@ -394,9 +394,6 @@ module rnic_top #(
   logic [23:0] rsp_done_qpn;
   logic aev_valid, aev_ready, eng_aev_valid, eng_aev_ready;
   logic [31:0] aev, eng_aev;
-  // The two engines' asynchronous events, taking turns (u_aev_arb)
-  logic [1:0] e_aev_valid, e_aev_ready;
-  logic [63:0] e_aev;
   // DMA write sharing: 0 placement, 1 CQE writer, 2 atomic ACK values (the
   // completer), 3 atomic results (the atomic unit)
   logic [3:0] wr_valid, wr_ready, wr_last;
@@ -451,13 +448,12 @@ module rnic_top #(
                           rdr_valid[4]};
   end
 
-  // The receive transport, one engine per IBTA role (docs/transport.md):
-  // the responder takes the peer's requests and our receive doorbells, the
-  // completer the responses to our requests, the requester's in-flight
-  // records, the TX builder's reports of unacknowledged frames and the ACK
-  // timer. Both are rnic_rx_engine, each given only its role's inputs, and
-  // they run side by side; what they share is arbitrated here. A move to
-  // ERR by one is flushed by the other too (err_in).
+  // The receive transport, one module per IBTA role (docs/transport.md):
+  // rnic_responder takes the peer's requests and our receive doorbells,
+  // rnic_completer the responses to our requests, the requester's in-flight
+  // records, the TX builder's reports of unacknowledged frames and runs the
+  // ACK timer. They run side by side; what they share is arbitrated here. A
+  // move to ERR by one is flushed by the other too (err_in).
   //
   // Packets go by opcode to the role that takes them.
   logic pkt_resp;
@@ -526,45 +522,21 @@ module rnic_top #(
   assign e_lk_pend = {lk_sel ? rwc_lk_pend : e_lk_valid[1], lk_sel ? e_lk_valid[0] : rwc_lk_pend};
   assign e_lk_err = {rwc_lk_err && lk_sel, rwc_lk_err && !lk_sel};
 
-  // Quiet and idle when both are; the earlier of their timers' deadlines
+  // Quiet and idle when both are; the ACK timer is the completer's
   logic [1:0] e_quiet, e_idle;
-  logic [31:0] e_due [2];
   assign eng_quiet = &e_quiet;
   assign eng_idle = &e_idle;
-  assign next_due_o = (e_due[0] < e_due[1]) ? e_due[0] : e_due[1];
 
-  // The outputs of the other role that an engine never drives
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic r_infl_ready, r_rd_done, r_ring_rd_v, r_noack_ready, r_rewind_valid, r_rewind_resume;
-  logic r_done_valid, r_wr_valid, r_wr_last, r_scqe_valid;
-  logic [23:0] r_rd_done_qpn, r_done_qpn, c_at_busy_qpn, c_query_rq_psn;
-  logic [15:0] r_done_ci, r_wr_len, c_srq_idx;
-  logic [63:0] r_wr_addr;
-  logic [DataW-1:0] r_wr_data;
-  logic [rnic_pkg::InflW-1:0] r_ring_rd;
-  logic [rnic_pkg::RewindW-1:0] r_rewind;
-  logic [rnic_pkg::CqeReqW-1:0] r_scqe, c_rcqe;
-  logic c_rq_db_ready, c_job_valid, c_at_valid, c_at_err_ready, c_mr_upd_valid, c_rcqe_valid;
-  logic [rnic_pkg::RspJobW-1:0] c_job;
-  logic [rnic_pkg::AtOpW-1:0] c_at;
-  logic [23:0] c_mr_upd_idx;
-  logic [rnic_pkg::MrCfgW-1:0] c_mr_upd;
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  rnic_rx_engine #(
-    .DataW(DataW), .NQp(NQp), .InflDepth(InflDepth), .Responder(1'b1), .Completer(1'b0)
-  ) u_responder (
+  rnic_responder #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_responder (
     .clk_i, .rst_ni,
     .pkt_valid_i(e_pkt_valid[0]), .pkt_ready_o(e_pkt_ready[0]), .pkt_i(pkt),
     .release_o(rel), .release_slot_o(rel_slot),
-    .infl_valid_i(1'b0), .infl_ready_o(r_infl_ready), .infl_i('0),
     .rq_db_valid_i(rqdb_v), .rq_db_ready_o(rqdb_r), .rq_db_data_i(rqdb_d),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .ctx_idx_o(rx_ctx_idx), .ctx_i(rx_ctx), .mr_idx_o(rx_mr_idx), .mr_i(rx_mr),
-    .qp_err_o(qp_err[0]), .qp_err_sqe_o(qp_err_sqe[0]), .qp_err_qpn_o(qp_err_qpn[0 +: 24]),
+    .qp_err_o(qp_err[0]), .qp_err_qpn_o(qp_err_qpn[0 +: 24]),
     .err_in_valid_i(qp_err[1] && !qp_err_sqe[1]), .err_in_qpn_i(qp_err_qpn[24 +: 24]),
-    .query_idx_i(query_idx), .query_rq_psn_o(query_rq_psn),
     .rd_req_valid_o(rdq_valid[2]), .rd_req_ready_i(rdq_ready[2]),
     .rd_req_addr_o(rdq_addr[128 +: 64]), .rd_req_len_o(rdq_len[32 +: 16]),
     .rd_rsp_valid_i(rdr_valid[2]), .rd_rsp_ready_o(rdr_ready[2]),
@@ -580,7 +552,6 @@ module rnic_top #(
     .place_nseg_o(e_pl_nseg[0]), .place_addr_o(e_pl_addr[0]), .place_len_o(e_pl_len[0]),
     .place_poff_o(e_pl_poff[0]), .place_busy_i(e_pl_busy[0]), .place_want_o(e_pl_want[0]),
     .place_ev_qpn_o(e_ev_qpn[0]), .place_ev_psn_o(e_ev_psn[0]), .place_ev_pos_o(e_ev_pos[0]),
-    .scqe_valid_o(r_scqe_valid), .scqe_ready_i(1'b0), .scqe_o(r_scqe),
     .rcqe_valid_o(ecqe_valid[1]), .rcqe_ready_i(ecqe_ready[1]),
     .rcqe_o(ecqe[rnic_pkg::CqeReqW +: rnic_pkg::CqeReqW]),
     .job_valid_o(eng_job_valid), .job_ready_i(eng_job_ready), .job_o(eng_job),
@@ -588,38 +559,25 @@ module rnic_top #(
     .at_valid_o(at_valid), .at_ready_i(at_ready), .at_o(at_op),
     .at_busy_qpn_o(at_busy_qpn), .at_busy_i(at_busy),
     .at_err_valid_i(at_err_valid), .at_err_ready_o(at_err_ready), .at_err_qpn_i(at_err_qpn),
-    .wr_valid_o(r_wr_valid), .wr_ready_i(1'b0), .wr_addr_o(r_wr_addr),
-    .wr_len_o(r_wr_len), .wr_data_o(r_wr_data), .wr_last_o(r_wr_last),
-    .rewind_valid_o(r_rewind_valid), .rewind_ready_i(1'b0), .rewind_o(r_rewind),
-    .rewind_resume_o(r_rewind_resume),
-    .rd_done_o(r_rd_done), .rd_done_qpn_o(r_rd_done_qpn),
-    .ring_rd_qpn_i(ring_rd_qpn), .ring_rd_idx_i(ring_rd_idx), .ring_rd_v_o(r_ring_rd_v),
-    .ring_rd_o(r_ring_rd),
-    .noack_valid_i(1'b0), .noack_err_i(1'b0), .noack_ready_o(r_noack_ready),
-    .noack_qpn_i('0), .noack_idx_i('0),
     .srq_idx_o(rx_srq_idx), .srq_i(rx_srq), .srq_wr_i(srq_wr), .srq_wr_limit_i(cmd_args[47:0]),
     .mr_upd_valid_o(mr_upd_valid[0]), .mr_upd_ready_i(mr_upd_ready[0]),
     .mr_upd_idx_o(mr_upd_idx[0 +: 24]), .mr_upd_o(mr_upd[0 +: rnic_pkg::MrCfgW]),
-    .aev_valid_o(e_aev_valid[0]), .aev_ready_i(e_aev_ready[0]), .aev_o(e_aev[0 +: 32]),
-    .done_valid_o(r_done_valid), .done_ready_i(1'b0), .done_qpn_o(r_done_qpn),
-    .done_ci_o(r_done_ci),
-    .quiet_o(e_quiet[0]), .idle_o(e_idle[0]), .due_o(e_due[0]), .skip_i, .skip_cycles_i
+    .aev_valid_o(eng_aev_valid), .aev_ready_i(eng_aev_ready), .aev_o(eng_aev),
+    .query_idx_i(query_idx), .query_rq_psn_o(query_rq_psn),
+    .quiet_o(e_quiet[0]), .idle_o(e_idle[0])
   );
+  assign qp_err_sqe[0] = 1'b0;   // (SQE: a send error, the completer's)
 
-  rnic_rx_engine #(
-    .DataW(DataW), .NQp(NQp), .InflDepth(InflDepth), .Responder(1'b0), .Completer(1'b1)
-  ) u_completer (
+  rnic_completer #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_completer (
     .clk_i, .rst_ni,
     .pkt_valid_i(e_pkt_valid[1]), .pkt_ready_o(e_pkt_ready[1]), .pkt_i(pkt),
     .release_o(cpl_rel), .release_slot_o(cpl_rel_slot),
     .infl_valid_i(infl_valid), .infl_ready_o(infl_ready), .infl_i(infl),
-    .rq_db_valid_i(1'b0), .rq_db_ready_o(c_rq_db_ready), .rq_db_data_i('0),
     .qp_wr_i(qp_wr), .qp_wr_idx_i(cmd_idx), .qp_wr_flags_i(qp_wr_flags),
     .qp_wr_state_i(qp_wr_state), .qp_wr_rq_psn_i(qp_wr_rq_psn), .qp_wr_sq_psn_i(qp_wr_sq_psn),
     .ctx_idx_o(cpl_ctx_idx), .ctx_i(cpl_ctx), .mr_idx_o(cpl_mr_idx), .mr_i(cpl_mr),
     .qp_err_o(qp_err[1]), .qp_err_sqe_o(qp_err_sqe[1]), .qp_err_qpn_o(qp_err_qpn[24 +: 24]),
-    .err_in_valid_i(qp_err[0] && !qp_err_sqe[0]), .err_in_qpn_i(qp_err_qpn[0 +: 24]),
-    .query_idx_i(query_idx), .query_rq_psn_o(c_query_rq_psn),
+    .err_in_valid_i(qp_err[0]), .err_in_qpn_i(qp_err_qpn[0 +: 24]),
     .rd_req_valid_o(rdq_valid[6]), .rd_req_ready_i(rdq_ready[6]),
     .rd_req_addr_o(rdq_addr[384 +: 64]), .rd_req_len_o(rdq_len[96 +: 16]),
     .rd_rsp_valid_i(rdr_valid[6]), .rd_rsp_ready_o(rdr_ready[6]),
@@ -637,48 +595,19 @@ module rnic_top #(
     .place_ev_qpn_o(e_ev_qpn[1]), .place_ev_psn_o(e_ev_psn[1]), .place_ev_pos_o(e_ev_pos[1]),
     .scqe_valid_o(ecqe_valid[0]), .scqe_ready_i(ecqe_ready[0]),
     .scqe_o(ecqe[0 +: rnic_pkg::CqeReqW]),
-    .rcqe_valid_o(c_rcqe_valid), .rcqe_ready_i(1'b0), .rcqe_o(c_rcqe),
-    .job_valid_o(c_job_valid), .job_ready_i(1'b0), .job_o(c_job),
-    .rsp_done_i(1'b0), .rsp_done_qpn_i('0),
-    .at_valid_o(c_at_valid), .at_ready_i(1'b0), .at_o(c_at),
-    .at_busy_qpn_o(c_at_busy_qpn), .at_busy_i(1'b0),
-    .at_err_valid_i(1'b0), .at_err_ready_o(c_at_err_ready), .at_err_qpn_i('0),
     .wr_valid_o(wr_valid[2]), .wr_ready_i(wr_ready[2]), .wr_addr_o(wr_addr[128 +: 64]),
     .wr_len_o(wr_len[32 +: 16]), .wr_data_o(wr_data[2*DataW +: DataW]), .wr_last_o(wr_last[2]),
     .rewind_valid_o(rewind_valid), .rewind_ready_i(rewind_ready), .rewind_o(rewind),
     .rewind_resume_o(rewind_resume),
-    .rd_done_o(rd_done), .rd_done_qpn_o(rd_done_qpn),
     .ring_rd_qpn_i(ring_rd_qpn), .ring_rd_idx_i(ring_rd_idx), .ring_rd_v_o(ring_rd_v),
     .ring_rd_o(ring_rd),
+    .rd_done_o(rd_done), .rd_done_qpn_o(rd_done_qpn),
     .noack_valid_i(noack_valid), .noack_err_i(noack_err), .noack_ready_o(noack_ready),
     .noack_qpn_i(ev_tx_qpn), .noack_idx_i(ev_tx_idx),
-    .srq_idx_o(c_srq_idx), .srq_i('0), .srq_wr_i(1'b0), .srq_wr_limit_i('0),
-    .mr_upd_valid_o(c_mr_upd_valid), .mr_upd_ready_i(1'b0),
-    .mr_upd_idx_o(c_mr_upd_idx), .mr_upd_o(c_mr_upd),
-    .aev_valid_o(e_aev_valid[1]), .aev_ready_i(e_aev_ready[1]), .aev_o(e_aev[32 +: 32]),
     .done_valid_o(done_valid), .done_ready_i(done_ready), .done_qpn_o(done_qpn),
     .done_ci_o(done_ci),
-    .quiet_o(e_quiet[1]), .idle_o(e_idle[1]), .due_o(e_due[1]), .skip_i, .skip_cycles_i
+    .quiet_o(e_quiet[1]), .idle_o(e_idle[1]), .due_o(next_due_o), .skip_i, .skip_cycles_i
   );
-
-  rnic_rr_arb #(.Width(32)) u_aev_arb (
-    .clk_i, .rst_ni,
-    .valid_i(e_aev_valid), .ready_o(e_aev_ready), .data_i(e_aev),
-    .valid_o(eng_aev_valid), .ready_i(eng_aev_ready), .data_o(eng_aev)
-  );
-
-`ifdef RNIC_ASSERT
-  /* verilator coverage_off */
-  // Simulation check: each engine drives only its role's outputs.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-    end else begin
-      assert (!r_scqe_valid && !r_wr_valid && !r_rewind_valid && !r_rd_done && !r_done_valid);
-      assert (!c_rcqe_valid && !c_job_valid && !c_at_valid && !c_mr_upd_valid);
-    end
-  end
-  /* verilator coverage_on */
-`endif
 
   // A QP's RQ reset (creation, RESET) forgets its atomic results.
   logic at_clr;

@@ -152,6 +152,7 @@ def req_side(n):
 def rsp_side(n):
     """The node that receives requests: RX parse -> responder -> placement -> CQE."""
     p = "node%d.%s" % (n, T)
+    r, c = p + ".u_responder.u_engine", p + ".u_completer.u_engine"
     return [
         ("node%d RX (parse, ICRC check)" % n, [
             (p + ".rx_valid_i", F_BIN), (p + ".rx_ready_o", F_BIN), (p + ".rx_last_i", F_BIN),
@@ -161,15 +162,15 @@ def rsp_side(n):
             (p + ".u_rx_parser.cnt_rx_drop_o[63:0]", F_DEC),
         ]),
         ("node%d transport engine (responder u_responder / completer u_completer)" % n, [
-            (p + ".u_responder." + st(ENG_RTL), F_ENUM),
-            (p + ".u_responder.op[7:0]", F_DEC, "bth_opcode.txt"),
-            (p + ".u_responder.qpn_q[23:0]", F_HEX), (p + ".u_responder.epsn[23:0]", F_DEC),
-            (p + ".u_responder.rd_req_valid_o", F_BIN), (p + ".u_responder.chk_ok", F_BIN),
-            (p + ".u_responder.place_start_o", F_BIN),
-            (p + ".u_responder.job_valid_o", F_BIN), (p + ".u_responder.rcqe_valid_o", F_BIN),
-            (p + ".u_completer." + st(ENG_RTL), F_ENUM),
-            (p + ".u_completer.op[7:0]", F_DEC, "bth_opcode.txt"),
-            (p + ".u_completer.place_start_o", F_BIN), (p + ".u_completer.scqe_valid_o", F_BIN),
+            (r + "." + st(ENG_RTL), F_ENUM),
+            (r + ".op[7:0]", F_DEC, "bth_opcode.txt"),
+            (r + ".qpn_q[23:0]", F_HEX), (r + ".epsn[23:0]", F_DEC),
+            (r + ".rd_req_valid_o", F_BIN), (r + ".chk_ok", F_BIN),
+            (r + ".place_start_o", F_BIN),
+            (r + ".job_valid_o", F_BIN), (r + ".rcqe_valid_o", F_BIN),
+            (c + "." + st(ENG_RTL), F_ENUM),
+            (c + ".op[7:0]", F_DEC, "bth_opcode.txt"),
+            (c + ".place_start_o", F_BIN), (c + ".scqe_valid_o", F_BIN),
         ]),
         ("node%d DMA write channel (placement, CQEs)" % n, [
             (p + ".u_rx_place.busy_o", F_BIN),
@@ -230,7 +231,7 @@ def g_responder(n):
 
 
 def g_rq_wqe(n):
-    p = "node%d.%s.u_responder" % (n, T)
+    p = "node%d.%s.u_responder.u_engine" % (n, T)
     c = "node%d.%s.g_rwqe_cache.u_rwqe_cache" % (n, T)
     # Read ahead by the WQE cache when posted (hint, its own DMA read), found
     # there by the SEND (lk_hit); on a miss the engine reads it (rd_req).
@@ -246,7 +247,7 @@ def g_rq_wqe(n):
 
 
 def g_rkey(n):
-    p = "node%d.%s.u_responder" % (n, T)
+    p = "node%d.%s.u_responder.u_engine" % (n, T)
     return ("node%d rkey, bounds and access check (responder)" % n, [
         (p + ".is_write", F_BIN), (p + ".is_read_req", F_BIN),
         (p + ".chk_key[31:0]", F_HEX), (p + ".chk_va[63:0]", F_HEX),
@@ -279,7 +280,7 @@ def g_rd_resp(n, what):
 
 
 def g_completer(n):
-    p = "node%d.%s.u_completer" % (n, T)
+    p = "node%d.%s.u_completer.u_engine" % (n, T)
     return ("node%d transport engine: completer (retire the WQE)" % n, [
         (p + "." + st(ENG_RTL), F_ENUM),
         (p + ".op[7:0]", F_DEC, "bth_opcode.txt"),
@@ -305,7 +306,7 @@ def g_atomic(n):
 
 def g_retry(n):
     p = "node%d.%s" % (n, T)
-    e = p + ".u_completer"
+    e = p + ".u_completer.u_engine"
     return ("node%d ACK timer and rewind (completer -> SQ fetch -> requester)" % n, [
         (e + ".tmr_v_q", F_BIN), (e + ".tmr_op_q[1:0]", F_DEC), (e + ".tmr_cycles_q[41:0]", F_DEC),
         (e + ".tmr_exp_v", F_BIN), (e + ".retry_left", F_DEC),
@@ -324,7 +325,7 @@ def g_ud_addr(n):
 
 
 def g_ud_recv(n):
-    p = "node%d.%s.u_responder" % (n, T)
+    p = "node%d.%s.u_responder.u_engine" % (n, T)
     return ("node%d UD receive (Q_Key and receive WQE check, GRH area, then payload)" % n, [
         (p + ".qp_ud", F_BIN), (p + ".rx_avail", F_BIN),
         (p + ".ud_pass1_q", F_BIN), (p + ".moff_q[31:0]", F_DEC), (p + ".plen_q[12:0]", F_DEC),
@@ -333,7 +334,7 @@ def g_ud_recv(n):
 
 def g_noack(n):
     p = "node%d.%s" % (n, T)
-    e = p + ".u_completer"
+    e = p + ".u_completer.u_engine"
     return ("node%d send completion without ACK (TX -> completer, UD/UC)" % n, [
         (p + ".u_tx_builder.noack_valid_o", F_BIN), (p + ".u_tx_builder.noack_ready_i", F_BIN),
         (e + ".noack_mode_q", F_BIN), (e + ".noack_idx_q[15:0]", F_DEC),

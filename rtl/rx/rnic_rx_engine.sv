@@ -336,22 +336,27 @@ module rnic_rx_engine #(
   logic [23:0] qpn_q;
   logic [QpW-1:0] q;
   assign q = qpn_q[QpW-1:0];
-  assign epsn_cur = (epsn_wv_q && (wa_q == q)) ? epsn_wd_q : epsn_q[q];
-  assign msn_cur = (msn_wv_q && (wa_q == q)) ? msn_wd_q : msn_q[q];
-  assign rq_ci_cur = (rq_ci_wv_q && (wa_q == q)) ? rq_ci_wd_q : rq_ci_q[q];
-  assign rmsg_off_cur = (rmsg_off_wv_q && (wa_q == q)) ? rmsg_off_wd_q : rmsg_off_q[q];
-  assign wr_va_cur = (wr_va_wv_q && (wa_q == q)) ? wr_va_wd_q : wr_va_q[q];
-  assign wr_left_cur = (wr_left_wv_q && (wa_q == q)) ? wr_left_wd_q : wr_left_q[q];
-  assign seq_cur = (seq_wv_q && (wa_q == q)) ? seq_wd_q : seq_q[q];
-  assign rwqe_cur = (rwqe_wv_q && (wa_q == q)) ? rwqe_wd_q : rwqe_q[q];
-  assign rwqe_v_cur = (rwqe_v_wv_q && (wa_q == q)) ? rwqe_v_wd_q : rwqe_v_q[q];
-  assign nak_sent_cur = (nak_sent_wv_q && (wa_q == q)) ? nak_sent_wd_q : nak_sent_q[q];
-  assign una_cur = (una_wv_q && (wa_q == q)) ? una_wd_q : una_q[q];
-  assign rc_used_cur = (rc_used_wv_q && (wa_q == q)) ? rc_used_wd_q : rc_used_q[q];
-  assign rnr_used_cur = (rnr_used_wv_q && (wa_q == q)) ? rnr_used_wd_q : rnr_used_q[q];
-  assign rw_v_cur = (rw_v_wv_q && (wa_q == q)) ? rw_v_wd_q : rw_v_q[q];
+  assign epsn_cur = (epsn_wv_q && (wa_q == q)) ? epsn_wd_q : (Responder ? epsn_q[q] : '0);
+  assign msn_cur = (msn_wv_q && (wa_q == q)) ? msn_wd_q : (Responder ? msn_q[q] : '0);
+  assign rq_ci_cur = (rq_ci_wv_q && (wa_q == q)) ? rq_ci_wd_q : (Responder ? rq_ci_q[q] : '0);
+  assign rmsg_off_cur = (rmsg_off_wv_q && (wa_q == q)) ? rmsg_off_wd_q :
+                        (Responder ? rmsg_off_q[q] : '0);
+  assign wr_va_cur = (wr_va_wv_q && (wa_q == q)) ? wr_va_wd_q : (Responder ? wr_va_q[q] : '0);
+  assign wr_left_cur = (wr_left_wv_q && (wa_q == q)) ? wr_left_wd_q :
+                       (Responder ? wr_left_q[q] : '0);
+  assign seq_cur = (seq_wv_q && (wa_q == q)) ? seq_wd_q : (Responder ? seq_q[q] : '0);
+  assign rwqe_cur = (rwqe_wv_q && (wa_q == q)) ? rwqe_wd_q : (Responder ? rwqe_q[q] : '0);
+  assign rwqe_v_cur = (rwqe_v_wv_q && (wa_q == q)) ? rwqe_v_wd_q : (Responder ? rwqe_v_q[q] : '0);
+  assign nak_sent_cur = (nak_sent_wv_q && (wa_q == q)) ? nak_sent_wd_q :
+                        (Responder ? nak_sent_q[q] : '0);
+  assign una_cur = (una_wv_q && (wa_q == q)) ? una_wd_q : (Completer ? una_q[q] : '0);
+  assign rc_used_cur = (rc_used_wv_q && (wa_q == q)) ? rc_used_wd_q :
+                       (Completer ? rc_used_q[q] : '0);
+  assign rnr_used_cur = (rnr_used_wv_q && (wa_q == q)) ? rnr_used_wd_q :
+                        (Completer ? rnr_used_q[q] : '0);
+  assign rw_v_cur = (rw_v_wv_q && (wa_q == q)) ? rw_v_wd_q : (Completer ? rw_v_q[q] : '0);
   assign query_rq_psn_o = (epsn_wv_q && (wa_q == query_idx_i[QpW-1:0])) ? epsn_wd_q :
-                          epsn_q[query_idx_i[QpW-1:0]];
+                          (Responder ? epsn_q[query_idx_i[QpW-1:0]] : '0);
   assign ctx_idx_o = qpn_q;
   /* verilator lint_off UNUSEDSIGNAL */  // a context view: each block reads its own fields
   rnic_pkg::qp_cfg_t ctx;
@@ -603,7 +608,7 @@ module rnic_rx_engine #(
   // (the MR may have been deregistered meanwhile).
   logic chk_cont;
   assign chk_cont = is_write && !is_first;
-  assign chk_key = chk_sge ? sge_key : chk_cont ? wr_rkey_q[q] : d_q.reth_rkey;
+  assign chk_key = chk_sge ? sge_key : chk_cont ? wr_rkey_rd : d_q.reth_rkey;
   assign chk_va = chk_sge ? sge_chk_va : chk_cont ? wr_va_cur : d_q.reth_va;
   assign chk_len = chk_sge ? sge_chk_len : is_atomic ? 32'd8 :
                    chk_cont ? {19'd0, d_q.pay_len} : d_q.reth_len;
@@ -680,7 +685,7 @@ module rnic_rx_engine #(
   logic [23:0] epsn;
   assign epsn = epsn_cur;
   logic rq_empty;
-  assign rq_empty = (rq_ci_cur == rq_pi_q[q]);
+  assign rq_empty = (rq_ci_cur == rq_pi_rd);
 
   // The receive WQE of a message: from the QP's RQ, or from its SRQ, where
   // a message takes one at its first packet (rwqe_q) so that packets of
@@ -694,13 +699,30 @@ module rnic_rx_engine #(
   logic [QpW-1:0] sn;
   assign use_srq = ctx.use_srq;
   assign sn = ctx.srqn[QpW-1:0];
-  assign srq_ci_cur = (srq_ci_wv_q && (swa_q == sn)) ? srq_ci_wd_q : srq_ci_q[sn];
-  assign srq_armed_cur = (srq_armed_wv_q && (swa_q == sn)) ? srq_armed_wd_q : srq_armed_q[sn];
+  assign srq_ci_cur = (srq_ci_wv_q && (swa_q == sn)) ? srq_ci_wd_q :
+                      (Responder ? srq_ci_q[sn] : '0);
+  assign srq_armed_cur = (srq_armed_wv_q && (swa_q == sn)) ? srq_armed_wd_q :
+                         (Responder ? srq_armed_q[sn] : '0);
+
+  // Reads of the tables that are not this instance's role's give 0 (a
+  // single-role instance of rnic_top: nothing reads them, and Verilator
+  // and synthesis drop them; so do the *_cur views above).
+  logic [15:0] rq_pi_rd, rq_hf_rd, srq_pi_rd;
+  logic [31:0] wr_rkey_rd, wr_len_rd;
+  logic [3:0] rsp_out_rd;
+  logic [23:0] rw_psn_rd;
+  assign rq_pi_rd = Responder ? rq_pi_q[q] : '0;
+  assign rq_hf_rd = Responder ? rq_hf_q[q] : '0;
+  assign wr_rkey_rd = Responder ? wr_rkey_q[q] : '0;
+  assign wr_len_rd = Responder ? wr_len_q[q] : '0;
+  assign rsp_out_rd = Responder ? rsp_out_q[q] : '0;
+  assign rw_psn_rd = Completer ? rw_psn_q[q] : '0;
+  assign srq_pi_rd = Responder ? srq_pi_q[sn] : '0;
   logic rx_avail;
   logic [15:0] rx_next, rx_widx;
   logic [63:0] rx_wqe_addr;
   logic [15:0] rx_wqe_len;
-  assign rx_avail = use_srq ? (srq.valid && (rwqe_v_cur || (srq_ci_cur != srq_pi_q[sn]))) :
+  assign rx_avail = use_srq ? (srq.valid && (rwqe_v_cur || (srq_ci_cur != srq_pi_rd))) :
                     !rq_empty;
   assign rx_next = use_srq ? (rwqe_v_cur ? rwqe_cur : srq_ci_cur) : rq_ci_cur;
   assign rx_widx = use_srq ? rwqe_cur : rq_ci_cur;
@@ -748,15 +770,15 @@ module rnic_rx_engine #(
   logic [15:0] rq_hf, rq_hf_off, rq_hf_lo;
   logic rq_hf_adv;
   assign rq_hf_lo = rwc_hint2_q ? 16'd2 : 16'd0;
-  assign rq_hf_off = rq_hf_q[q] - rq_ci_cur;
-  assign rq_hf = ((rq_hf_off >= rq_hf_lo) && (rq_hf_off <= (rq_pi_q[q] - rq_ci_cur))) ?
-                 rq_hf_q[q] : rq_ci_cur + rq_hf_lo;
+  assign rq_hf_off = rq_hf_rd - rq_ci_cur;
+  assign rq_hf = ((rq_hf_off >= rq_hf_lo) && (rq_hf_off <= (rq_pi_rd - rq_ci_cur))) ?
+                 rq_hf_rd : rq_ci_cur + rq_hf_lo;
   assign pf_next = use_srq ? (rwqe_v_cur ? srq_ci_cur : srq_ci_cur + 16'd1) : rq_ci_cur + 16'd1;
   assign pf_idx = use_srq ? (rwc_hint2_q ? pf_next + 16'd1 : pf_next) :
                   (((st_q == StRqFlush) || rwc_hint2_q) && rwc_room_i) ? rq_hf :
                   (st_q == StRqFlush) ? rq_ci_cur : rwc_hint2_q ? pf_next + 16'd1 : pf_next;
   assign pf_ci = use_srq ? srq_ci_cur : rq_ci_cur;
-  assign pf_pi = use_srq ? srq_pi_q[sn] : rq_pi_q[q];
+  assign pf_pi = use_srq ? srq_pi_rd : rq_pi_rd;
   // Posted and not taken: between the consumer and producer indices; an
   // RQ's within RqAhead of the head.
   logic [15:0] pf_off;
@@ -789,8 +811,8 @@ module rnic_rx_engine #(
   logic [2:0] rwc_first;
   logic [7:0] rwc_cnt;
   logic rr_fetch, sq_hit, rwc_use;
-  assign rr_fetch = Completer && head_resp && psn_in_head && ((op == rnic_pkg::OpAtomicAck) == head_atomic) &&
-                    (d_q.psn == una_cur);
+  assign rr_fetch = Completer && head_resp && psn_in_head &&
+                    ((op == rnic_pkg::OpAtomicAck) == head_atomic) && (d_q.psn == una_cur);
   assign rwc_first = rh_sel ? (head_atomic ? 3'd3 : 3'd2) :
                      ((st_q == StRwcWait) && rwc_sq_q) ? sge_first_q : 3'd1;
   assign rwc_cnt = (rwc_first == 3'd1) ? rwc_lk_data_i[7:0] :
@@ -834,7 +856,7 @@ module rnic_rx_engine #(
   end
   // WQEs an SRQ still holds after this message takes one
   logic [15:0] srq_left;
-  assign srq_left = srq_pi_q[sn] - srq_ci_cur - 16'd1;
+  assign srq_left = srq_pi_rd - srq_ci_cur - 16'd1;
   logic [1:0] seq;
   assign seq = seq_cur;
   logic seq_ok;
@@ -913,7 +935,7 @@ module rnic_rx_engine #(
   logic [23:0] imp_restart;
   logic imp_dup;
   assign imp_restart = rnic_pkg::psn_ge(una_cur, head.first_psn) ? una_cur : head.first_psn;
-  assign imp_dup = rw_v_cur && (rw_psn_q[q] == imp_restart);
+  assign imp_dup = rw_v_cur && (rw_psn_rd == imp_restart);
 
   // Retry limits of the QP (rnr_retry 7: no limit)
   logic retry_left, rnr_left;
@@ -1155,14 +1177,14 @@ module rnic_rx_engine #(
   assign mw_now = mw_try && wr_ready_i;
   // A request of a QP in a state that takes it (and a transport that
   // matches) is checked in its StPkt cycle: the StReq arm runs (rq_now).
-  assign rq_now = Responder && (st_q == StPkt) && (qpn_q < 24'(NQp)) && !rnic_pkg::op_is_response(op) &&
-                  req_state_ok && tr_ok;
+  assign rq_now = Responder && (st_q == StPkt) && (qpn_q < 24'(NQp)) &&
+                  !rnic_pkg::op_is_response(op) && req_state_ok && tr_ok;
   // A plain ACK (a QP in a state that takes responses) starts its retire
   // loop in its StPkt cycle: the StRetire arm runs (rt_now), reading the
   // ACK's PSN and mode through ack_psn, ack_mode, flushing and ret_st.
   logic resp_take;          // StPkt: a response the QP takes
-  assign resp_take = Completer && (st_q == StPkt) && (qpn_q < 24'(NQp)) && rnic_pkg::op_is_response(op) &&
-                     resp_state_ok && !noack;
+  assign resp_take = Completer && (st_q == StPkt) && (qpn_q < 24'(NQp)) &&
+                     rnic_pkg::op_is_response(op) && resp_state_ok && !noack;
   assign rt_now = resp_take && (op == rnic_pkg::OpAck) && (d_q.aeth_syn[7:5] == 3'b000);
   // A READ response or atomic ACK for the head record (nothing before it
   // to retire) looks up its send WQE in its StPkt cycle: the StRdRespHead
@@ -1179,7 +1201,7 @@ module rnic_rx_engine #(
   // StReq work it skips is done beside, below).
   assign mp_now = rq_now && !qp_ud && (d_q.psn == epsn) && seq_ok &&
                   ((is_write && !(is_last && has_imm)) ||
-                   ((is_read_req || is_atomic) && (rsp_out_q[q] < ctx.max_dest_rd_atomic)));
+                   ((is_read_req || is_atomic) && (rsp_out_rd < ctx.max_dest_rd_atomic)));
   assign st_pre = rqf_end ? StIdle : (ap_now || aw_now || mw_now) ? StAfterPlace :
                   mp_now ? StMap : rq_now ? StReq :
                   rt_now ? StRetire : rh_now ? StRdRespHead : st_q;
@@ -1209,8 +1231,9 @@ module rnic_rx_engine #(
   // (ap_db; doorbells come first in StIdle too): it touches neither the
   // frame slot nor the placement job, which starts in the next cycle.
   logic ap_db;
-  assign ap_db = Responder && (st_sel == StAfterPlace) && rcqe_free && !rnic_pkg::op_is_response(op) &&
-                 !rnic_pkg::op_has_ieth(op) && (!d_q.ack_req || noack || !job_v_q) &&
+  assign ap_db = Responder && (st_sel == StAfterPlace) && rcqe_free &&
+                 !rnic_pkg::op_is_response(op) && !rnic_pkg::op_has_ieth(op) &&
+                 (!d_q.ack_req || noack || !job_v_q) &&
                  !done_wait && !pend_err && rq_db_valid_i;
   assign rq_db_ready_o = idle || ap_db;
   logic db_take;
@@ -1224,9 +1247,9 @@ module rnic_rx_engine #(
   logic [15:0] rdb_ci, rdb_rel, rdb_cur;
   logic rdb_ok;
   assign rdb_q = rq_db_data_i[QpW-1:0];
-  assign rdb_ci = (rq_ci_wv_q && (wa_q == rdb_q)) ? rq_ci_wd_q : rq_ci_q[rdb_q];
+  assign rdb_ci = (rq_ci_wv_q && (wa_q == rdb_q)) ? rq_ci_wd_q : (Responder ? rq_ci_q[rdb_q] : '0);
   assign rdb_rel = rq_db_data_i[47:32] - rdb_ci;
-  assign rdb_cur = rq_pi_q[rdb_q] - rdb_ci;
+  assign rdb_cur = (Responder ? rq_pi_q[rdb_q] : '0) - rdb_ci;
   assign rdb_ok = Responder && (rq_db_data_i[23:0] < 24'(NQp)) && (rdb_rel <= 16'h8000) &&
                   (rdb_rel >= rdb_cur);
   assign at_err_ready_o = idle && !rq_db_valid_i;
@@ -1261,7 +1284,7 @@ module rnic_rx_engine #(
                    !aev_valid_o && !aev_push_q && !release_o && !place_start_o && !qp_err_q && !rd_done_o &&
                    !owe_valid && !owe_set_q && !owe_clr_q;
   logic fl_more;
-  assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]);
+  assign fl_more = use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_rd);
   assign fl_yield = Responder && (st_q == StRqFlush) && !need_rcqe_q && (fl_cnt_q == FlushBatch) &&
                     (ctx.state == rnic_pkg::QpsErr) && !use_srq && fl_more;
 
@@ -1807,7 +1830,7 @@ module rnic_rx_engine #(
           end else if (head.is_read && rnic_pkg::psn_ge(ack_psn_q, head.first_psn)) begin
             restart_q <= imp_restart;
             st_q <= imp_dup ? StTmrUpd : StRetry;
-          end else if (!psn_in_head || (rw_v_cur && (rw_psn_q[q] == d_q.psn))) begin
+          end else if (!psn_in_head || (rw_v_cur && (rw_psn_rd == d_q.psn))) begin
             st_q <= StTmrUpd;
           end else begin
             // Everything before the NAKed PSN arrived: inside a long message
@@ -2092,7 +2115,7 @@ module rnic_rx_engine #(
                 st_q <= StMap;  // WRITE with immediate: the RQ WQE only gets the CQE
               end
             end else if ((is_read_req || is_atomic) &&
-                         (rsp_out_q[q] >= ctx.max_dest_rd_atomic)) begin
+                         (rsp_out_rd >= ctx.max_dest_rd_atomic)) begin
               // More READs/atomics outstanding than the responder has room for.
               {nak_sent_wv_q, nak_sent_wd_q} <= {1'b1, 1'b0};
               err_syn_q <= rnic_pkg::AethNakInvReq;
@@ -2293,7 +2316,7 @@ module rnic_rx_engine #(
               rcqe_q.status <= rnic_pkg::WcSuccess;
               rcqe_q.opcode <= (is_send || qp_ud) ? rnic_pkg::WcOpRecv : rnic_pkg::WcOpRecvImm;
               rcqe_q.byte_len <= qp_ud ? (32'd40 + {19'd0, d_q.pay_len}) :
-                                 is_send ? (rmsg_off_cur + {19'd0, d_q.pay_len}) : wr_len_q[q];
+                                 is_send ? (rmsg_off_cur + {19'd0, d_q.pay_len}) : wr_len_rd;
               rcqe_q.imm <= d_q.imm;
               rcqe_q.flags <= {4'd0, d_q.se, 1'b0, qp_ud, has_imm};
               rcqe_q.src_qp <= qp_ud ? d_q.src_qp : ctx.dest_qpn;
@@ -2434,7 +2457,7 @@ module rnic_rx_engine #(
               flushing_q <= 1'b0;
               st_q <= StIdle;
             end else if (((ctx.state == rnic_pkg::QpsErr) || flushing_q) && (qpn_q < 24'(NQp)) &&
-                (use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_q[q]))) begin
+                (use_srq ? rwqe_v_cur : (rq_ci_cur != rq_pi_rd))) begin
               fl_cnt_q <= fl_cnt_q + 4'd1;
               rcqe_q <= '0;
               rcqe_q.cqn <= ctx.rcqn;
@@ -2508,14 +2531,14 @@ module rnic_rx_engine #(
       // when its responses have left. A QP reset clears the count, and
       // rnic_rd_resp drops the reset QP's queued jobs without a return (a
       // return that finds 0 is dropped all the same).
-      if (rsp_done_i && (rsp_done_qpn_i < 24'(NQp))) begin
+      if (Responder && rsp_done_i && (rsp_done_qpn_i < 24'(NQp))) begin
         if (!(rsp_inc && (rsp_done_qpn_i == qpn_q))) begin
           rsp_out_q[rsp_done_qpn_i[QpW-1:0]] <= rsp_out_q[rsp_done_qpn_i[QpW-1:0]] -
               {3'd0, (rsp_out_q[rsp_done_qpn_i[QpW-1:0]] != 4'd0)};
-          if (rsp_inc) rsp_out_q[q] <= rsp_out_q[q] + 4'd1;
+          if (rsp_inc) rsp_out_q[q] <= rsp_out_rd + 4'd1;
         end
       end else if (rsp_inc) begin
-        rsp_out_q[q] <= rsp_out_q[q] + 4'd1;
+        rsp_out_q[q] <= rsp_out_rd + 4'd1;
       end
 
       // SRQ context writes: bit 9 resets the indices (creation), a limit
@@ -2593,7 +2616,7 @@ module rnic_rx_engine #(
     if (!rst_ni) begin
     end else begin
       if (ret_out) assert (head_v && (head.wqe_idx == head_idx));
-      if (rsp_inc) assert (rsp_out_q[q] != 4'hf);
+      if (rsp_inc) assert (rsp_out_rd != 4'hf);
     end
   end
   /* verilator coverage_on */
