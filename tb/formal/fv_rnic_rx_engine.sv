@@ -149,7 +149,16 @@ module fv_rnic_rx_engine (
   logic [15:0] ring_rd_idx_i;
   logic        skip_i;
 
-  rnic_rx_engine #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) dut (
+  // FV_COMPLETER_ONLY: the engine as rnic_completer builds it (no responder
+  // role: its inputs still free here, its tables and queues left out).
+`ifdef FV_COMPLETER_ONLY
+  localparam bit FvResponder = 1'b0;
+`else
+  localparam bit FvResponder = 1'b1;
+`endif
+  rnic_rx_engine #(
+    .DataW(DataW), .NQp(NQp), .InflDepth(InflDepth), .Responder(FvResponder)
+  ) dut (
     .clk_i, .rst_ni, .pkt_valid_i, .pkt_ready_o, .pkt_i, .release_o, .release_slot_o,
     .infl_valid_i, .infl_ready_o, .infl_i, .rq_db_valid_i, .rq_db_ready_o, .rq_db_data_i,
     .qp_wr_i, .qp_wr_idx_i, .qp_wr_flags_i, .qp_wr_state_i, .qp_wr_rq_psn_i,
