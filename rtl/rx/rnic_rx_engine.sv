@@ -1072,12 +1072,22 @@ module rnic_rx_engine #(
   logic na_v, na_pop;
   logic [40:0] na_d;
   logic [3:0] na_cnt;
-  rnic_fifo #(.Width(41), .Depth(8)) u_noack (
-    .clk_i, .rst_ni,
-    .in_valid_i(noack_valid_i), .in_ready_o(noack_ready_o),
-    .in_data_i({noack_err_i, noack_qpn_i, noack_idx_i}),
-    .out_valid_o(na_v), .out_ready_i(na_pop), .out_data_o(na_d), .count_o(na_cnt)
-  );
+  // (The completer's: a responder-only instance has none.)
+  if (Completer) begin : g_noack
+    rnic_fifo #(.Width(41), .Depth(8)) u_noack (
+      .clk_i, .rst_ni,
+      .in_valid_i(noack_valid_i), .in_ready_o(noack_ready_o),
+      .in_data_i({noack_err_i, noack_qpn_i, noack_idx_i}),
+      .out_valid_o(na_v), .out_ready_i(na_pop), .out_data_o(na_d), .count_o(na_cnt)
+    );
+  end else begin : g_no_noack
+    assign noack_ready_o = 1'b1;
+    assign na_v = 1'b0;
+    assign na_d = '0;
+    assign na_cnt = '0;
+    logic unused_na;
+    assign unused_na = ^{noack_valid_i, noack_err_i, noack_qpn_i, noack_idx_i, na_pop};
+  end
 
   // Asynchronous events. They are rare; one that finds the queue full is lost.
   logic aev_push_q, aev_in_ready;
