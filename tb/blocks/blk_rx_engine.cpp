@@ -149,6 +149,7 @@ struct Bench {
   std::vector<Job> jobs;
   std::vector<unsigned> errs;  // QPs reported in error
   std::vector<Cqe> cqes;
+  std::vector<uint64_t> cqe_at;   // the cycle each was taken
   std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
   unsigned rewinds = 0;
   std::vector<std::pair<unsigned, bool>> atomics;  // handed to the unit: PSN, duplicate
@@ -216,6 +217,7 @@ struct Bench {
     BLK_CHECK((e.opcode >= 128) == recv, "QP %u WQE %u: opcode %u on the %s CQE port", e.qpn,
               e.wqe_idx, e.opcode, recv ? "receive" : "send");
     cqes.push_back(e);
+    cqe_at.push_back(g_cycle);
   }
 
   // One clock edge; what the engine offered in the cycle before it is taken.
@@ -1013,7 +1015,8 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 // a model of IBTA's requester rules: an ACK of PSN p retires, in order,
 // every WQE whose last PSN is p or before it (a coalesced ACK), nothing else;
 // a late ACK changes nothing. Each QP's send completions are exactly the
-// signaled WQEs retired (WQE index, length, success, RDMA WRITE), its
+// signaled WQEs retired (WQE index, length, success, RDMA WRITE), each
+// after the ACK that retires it, its
 // progress reports never go back and end at the number retired; no QP error,
 // no rewind.
 void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
@@ -1027,6 +1030,7 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     unsigned acked = 0;            // the last PSN acknowledged
     std::deque<Rec> out;
     std::vector<Cqe> cqes;         // expected, in order
+    std::vector<uint64_t> cqe_ack; // the cycle the ACK retiring each was taken
   } m[kNQp];
   Rng rng(seed);
   for (unsigned q = 0; q < kNQp; q++) {
@@ -1067,12 +1071,16 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
       psn = psn_add(s.acked, -(int)rng.range(0, 3));   // late, or the same again
     }
     b.ack(q, psn);
+    uint64_t at = g_cycle - 1;
     if (psn_ge(s.acked, psn)) late++;
     else s.acked = psn;
     bool any = false;
     while (!s.out.empty() && psn_ge(psn, s.out.front().last)) {
       const Rec &w = s.out.front();
-      if (w.sig) s.cqes.push_back(Cqe{q, w.idx, 0, 1, w.len});
+      if (w.sig) {
+        s.cqes.push_back(Cqe{q, w.idx, 0, 1, w.len});
+        s.cqe_ack.push_back(at);
+      }
       s.retired = (s.retired + 1) & 0xffffu;
       s.out.pop_front();
       any = true;
@@ -1085,8 +1093,11 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     Model &s = m[q];
     if (s.out.empty()) continue;
     b.ack(q, psn_add(s.next_psn, -1));
-    for (const Rec &w : s.out)
-      if (w.sig) s.cqes.push_back(Cqe{q, w.idx, 0, 1, w.len});
+    for (const Rec &w : s.out) {
+      if (!w.sig) continue;
+      s.cqes.push_back(Cqe{q, w.idx, 0, 1, w.len});
+      s.cqe_ack.push_back(g_cycle - 1);
+    }
     s.retired = (s.retired + (unsigned)s.out.size()) & 0xffffu;
     s.out.clear();
   }
@@ -1099,12 +1110,18 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
     std::vector<Cqe> got;
-    for (size_t k = c0; k < b.cqes.size(); k++)
-      if (b.cqes[k].qpn == q) got.push_back(b.cqes[k]);
+    std::vector<uint64_t> got_at;
+    for (size_t k = c0; k < b.cqes.size(); k++) {
+      if (b.cqes[k].qpn != q) continue;
+      got.push_back(b.cqes[k]);
+      got_at.push_back(b.cqe_at[k]);
+    }
+    // Alike, and after the ACK that retires it (not before: an ACK inside
+    // a WQE completes nothing).
     size_t same = 0;
     while (same < got.size() && same < s.cqes.size() && got[same].wqe_idx == s.cqes[same].wqe_idx &&
            got[same].status == 0 && got[same].opcode == 1 &&
-           got[same].byte_len == s.cqes[same].byte_len)
+           got[same].byte_len == s.cqes[same].byte_len && got_at[same] > s.cqe_ack[same])
       same++;
     BLK_CHECK(same == got.size() && same == s.cqes.size(),
               "cpl_random: QP %u: %zu send completions, the model %zu, the first %zu alike",
