@@ -866,7 +866,8 @@ QpCfg fresh_qp()
 //  - a response acknowledges more than the QP's previous one, or repeats it
 //    for a duplicate (one repeat per duplicate at most);
 //  - every PSN received is acknowledged in the end: a QP owing an ACK waits
-//    AckDelay cycles at the head of the responder's queue of such QPs.
+//    AckDelay cycles at the head of the responder's queue of such QPs (so
+//    with 8 QPs owing, the last waits about 8 times AckDelay).
 void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 {
   struct Need {
@@ -1000,6 +1001,10 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     ahead += s.ahead;
     nak_sum += s.naks;
   }
+  // The QPs owing an ACK wait in turn, AckDelay cycles each at the head of
+  // the queue: the k-th of them waits about k times AckDelay.
+  BLK_CHECK(owed_max <= (kNQp + 1) * kAckDelay, "rsp_random: a request without AckReq "
+            "acknowledged after %llu cycles", (unsigned long long)owed_max);
   info("rsp_random: %u requests in sequence, %u duplicates, %u ahead (%u gaps); %zu responses, "
        "%u of them delayed ACKs; a request without AckReq acknowledged within %llu cycles",
        in_seq, dups, ahead, nak_sum, b.jobs.size() - j0, unasked, (unsigned long long)owed_max);
