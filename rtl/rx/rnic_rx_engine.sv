@@ -22,7 +22,9 @@
 // bytes hold the IPv4 header) before the payload. Receives come from the
 // QP's RQ or from its SRQ (a WQE is taken for a message at its first packet);
 // SRQ limit, last-WQE-reached and responder errors raise asynchronous events.
-// One event is handled at a time. The WQEs whose scatter lists placement
+// Each instance plays one role (Responder or Completer): rnic_responder and
+// rnic_completer each hold one and run side by side in rnic_top, each
+// handling one event at a time. The WQEs whose scatter lists placement
 // needs (a receive's, a READ's or atomic's) usually come from
 // rnic_rwqe_cache, which the engine asks to read them ahead; a miss reads
 // the WQE from host memory.
@@ -33,11 +35,11 @@ module rnic_rx_engine #(
   // Receive WQEs of a QP read ahead into the WQE cache: up to RqAhead - 1
   // beyond the one a SEND takes (a power of two is not needed)
   parameter int unsigned RqAhead = 8,
-  // The roles this instance plays (rnic_top runs one instance per role and
-  // gives each only its role's inputs; a block bench or proof runs both in
-  // one): what the other role's instance does must not happen twice
+  // The role this instance plays, one of the two (rnic_responder and
+  // rnic_completer set them and give the engine only their role's inputs;
+  // the other role's tables, queues and decisions are left out)
   parameter bit Responder = 1'b1,
-  parameter bit Completer = 1'b1
+  parameter bit Completer = !Responder
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -206,6 +208,9 @@ module rnic_rx_engine #(
   input  logic        skip_i,
   input  logic [31:0] skip_cycles_i
 );
+  if (Responder == Completer) begin : g_one_role
+    $error("rnic_rx_engine: an instance plays exactly one role (Responder or Completer)");
+  end
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned RingW = $clog2(InflDepth);
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;

@@ -1,12 +1,10 @@
-// blk_rnic_rx_engine, blk_rnic_responder, blk_rnic_completer: the receive
-// transport with crafted packets - the responder's request path (what the
-// verbs API cannot send), its ACK requests, and the completer's answer to
-// late NAKs - and random traffic of each role against a reference model of
-// its rules (rsp_random, cpl_random below).
-//
-// One source, three builds (ROLE): rnic_rx_engine with both roles (as the
-// formal harness proves it), and rnic_responder and rnic_completer as
-// rnic_top runs them side by side, each with its role's cases only.
+// blk_rnic_responder, blk_rnic_completer: the receive transport's two
+// roles, each the rnic_rx_engine built for it, with crafted packets - the
+// responder's request path (what the verbs API cannot send), its ACK
+// requests, and the completer's answer to late NAKs - and random traffic of
+// each role against a reference model of its rules (rsp_random, cpl_random
+// below). One source, two builds (ROLE), each with its role's cases. (Until
+// stop 54 a third build, blk_rnic_rx_engine, ran both roles in one engine.)
 //
 // The block alone (NQp 8): a QP context table answers its context port,
 // the memory-region port reads as no region, placement is never busy and
@@ -50,19 +48,12 @@
 //                ready for 20 cycles): handed to it once, marked duplicate,
 //                with its PSN; no job of the engine's own;
 //   err_waits    a responder error while the ACK before it still waits
-//                for the transmit side: the NAK follows the ACK.
-//   cqe_roles    a WRITE_ONLY with immediate's receive completion held
-//                (the responder's CQE port not ready), then an ACK that
-//                completes a send WQE of another QP: the send completion
-//                leaves on the completer's port meanwhile (until stop 47
-//                one CQE register held it back), the receive completion
-//                once its port is ready.
+//                for the transmit side: the NAK follows the ACK;
+//   (cqe_roles, until stop 54: a send completion leaving while a receive
+//   completion waits, in one engine with both roles; two modules now.)
 #include "blk_common.h"
 
-// ROLE 0: rnic_rx_engine with both roles; 1: rnic_responder; 2: rnic_completer.
-#ifndef ROLE
-#define ROLE 0
-#endif
+// ROLE 1: rnic_responder; 2: rnic_completer.
 #if ROLE == 1
 #include "Vrnic_responder.h"
 using Dut = Vrnic_responder;
@@ -74,10 +65,7 @@ using Dut = Vrnic_completer;
 #define HAS_RSP 0
 #define HAS_CPL 1
 #else
-#include "Vrnic_rx_engine.h"
-using Dut = Vrnic_rx_engine;
-#define HAS_RSP 1
-#define HAS_CPL 1
+#error "ROLE: 1 (responder) or 2 (completer)"
 #endif
 
 #include <functional>
@@ -780,58 +768,6 @@ void rsp_doorbells(Bench &b)
 }
 #endif
 
-#if HAS_RSP && HAS_CPL
-// Both roles in one engine: a send completion passes a held receive one.
-void cqe_roles(Bench &b)
-{
-  size_t c0, d0;
-
-  // cqe_roles: QP 2 receives a WRITE_ONLY with immediate (its receive WQE
-  // posted) while the responder's CQE port is not ready; QP 0's send WQE
-  // (RC) is then acknowledged.
-  b.ctx[2].state = 3;
-  b.ctx_write(2, 200);
-  b.ctx[0] = b.ctx[1];
-  b.ctx[0].state = 3;
-  b.ctx_write(0, 0, 500);
-  b.run(5);
-  b.t.rq_db_data_i = (1ull << 32) | 2;
-  BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
-            "cqe_roles: the RQ doorbell not taken");
-  b.t.rcqe_ready_i = 0;
-  c0 = b.cqes.size();
-  d0 = b.dones.size();
-  b.packet(Desc{2, 200, kOpWriteOnlyImm, true});
-  b.run(20);
-  BLK_CHECK(b.t.rcqe_valid_o && b.cqes.size() == c0,
-            "cqe_roles: receive completion offered %d, %zu completions", b.t.rcqe_valid_o,
-            b.cqes.size() - c0);
-  b.record(0, 0, 500, 500, 8);
-  b.ack(0, 500);
-  b.run(30);
-  BLK_CHECK(b.cqes.size() == c0 + 1 && b.t.rcqe_valid_o && b.dones.size() == d0 + 1,
-            "cqe_roles: %zu completions, %zu progress reports, receive completion offered %d "
-            "while it is held back",
-            b.cqes.size() - c0, b.dones.size() - d0, b.t.rcqe_valid_o);
-  if (b.cqes.size() == c0 + 1) {
-    const Cqe &e = b.cqes.back();
-    BLK_CHECK(e.qpn == 0 && e.wqe_idx == 0 && e.status == 0 && e.opcode == 1 && e.byte_len == 8,
-              "cqe_roles: send completion QPN %u WQE %u status %u opcode %u length %u", e.qpn,
-              e.wqe_idx, e.status, e.opcode, e.byte_len);
-  }
-  b.t.rcqe_ready_i = 1;
-  b.run(5);
-  BLK_CHECK(b.cqes.size() == c0 + 2, "cqe_roles: %zu completions once the port is ready",
-            b.cqes.size() - c0);
-  if (b.cqes.size() == c0 + 2) {
-    const Cqe &e = b.cqes.back();
-    BLK_CHECK(e.qpn == 2 && e.wqe_idx == 0 && e.status == 0 && e.opcode == 129,
-              "cqe_roles: receive completion QPN %u WQE %u status %u opcode %u", e.qpn,
-              e.wqe_idx, e.status, e.opcode);
-  }
-
-}
-#endif
 
 // PSN arithmetic modulo 2^24, as rnic_pkg::psn_ge.
 unsigned psn_add(unsigned p, int d) { return (unsigned)((int)p + d) & 0xffffffu; }
@@ -1170,9 +1106,6 @@ void cases(Bench &b)
 #if HAS_RSP
   rsp_doorbells(b);
 #endif
-#if HAS_RSP && HAS_CPL
-  cqe_roles(b);
-#endif
 #if HAS_RSP
   rsp_random(b, 0x5eed1, 3000);
 #endif
@@ -1187,8 +1120,7 @@ void cases(Bench &b)
 
 int main(int argc, char **argv)
 {
-  g_bench = ROLE == 1 ? "blk_rnic_responder" : ROLE == 2 ? "blk_rnic_completer"
-                                                         : "blk_rnic_rx_engine";
+  g_bench = ROLE == 1 ? "blk_rnic_responder" : "blk_rnic_completer";
   VerilatedContext vctx;
   vctx.commandArgs(argc, argv);
   {

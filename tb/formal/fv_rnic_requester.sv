@@ -2,7 +2,7 @@
 // the completer and its READ/atomic credits.
 // - Every record is for the QP and the WQE it was fetched as, and a QP's
 //   records come in WQE order, one per WQE, none skipped: the n-th record of
-//   a QP is for its n-th WQE (what fv_rnic_rx_engine assumes of its
+//   a QP is for its n-th WQE (what fv_rnic_completer assumes of its
 //   requester).
 // - A new READ or atomic record (which takes a credit) leaves only while
 //   fewer than the QP's max_rd_atomic READs/atomics are outstanding
@@ -14,7 +14,7 @@
 // and holds them until taken; the QP contexts are fixed from reset (any
 // state, MTU, credit limit...); MR contexts are free in every cycle; the
 // completer retires a READ/atomic only while one is outstanding
-// (fv_rnic_rx_engine); no rewinds, later context writes or ring records
+// (fv_rnic_completer); no rewinds, later context writes or ring records
 // (no WQE is sent twice).
 module fv_rnic_requester (
   input logic        clk_i,

@@ -24,7 +24,7 @@
  * ibv_destroy_qp unmapped it) and kept what it read for the slot. Here the
  * engine is idle and takes the doorbell at once, long before the reset's
  * command; there the doorbell waited behind other work until that cycle.
- * blk_rnic_rx_engine (case hint_at_reset) puts the reset in that cycle, and
+ * blk_rnic_responder (case hint_at_reset) puts the reset in that cycle, and
  * the fuzzer's input is in the verbs corpus.
  */
 #include <stdio.h>

@@ -1,32 +1,32 @@
-// Properties of the completer's in-flight ring in rnic_rx_engine (2 QPs,
-// InflDepth 2, 256-bit data): each WQE of a QP completes once and in WQE
-// order. The progress the engine reports to the SQ scheduler (done_ci_o)
-// steps by one per report, or by two when the first of the two WQEs is an
-// RC request without a completion of its own (the completer retires such a
-// record and the next in one cycle), and never past the last WQE the
-// requester handed over; every send completion (a CQE on the completer's
-// port, which carries only send opcodes; the responder's carries only
-// receive opcodes) names a WQE handed over and later than the QP's previous
-// send completion (a CQE may leave after the progress report of its WQE); a READ/atomic
-// credit is returned (rd_done_o) only for a READ/atomic record still owed
-// one; nothing is reported for a QPN beyond the table.
+// Properties of rnic_completer's in-flight ring (the receive engine as
+// rnic_top builds it for the completer's role; 2 QPs, InflDepth 2, 256-bit
+// data): each WQE of a QP completes once and in WQE order. The progress
+// the completer reports to the SQ scheduler (done_ci_o) steps by one per
+// report, or by two when the first of the two WQEs is an RC request
+// without a completion of its own (the completer retires such a record and
+// the next in one cycle), and never past the last WQE the requester handed
+// over; every send completion names a WQE handed over and later than the
+// QP's previous send completion (a CQE may leave after the progress report
+// of its WQE) and carries a send opcode; a READ/atomic credit is returned
+// (rd_done_o) only for a READ/atomic record still owed one; nothing is
+// reported for a QPN beyond the table. (Until stop 54 the proof was of
+// rnic_rx_engine with both roles, a configuration rnic_top no longer has,
+// and again of the completer's build.)
 // Environment (assumed): the requester hands over a QP's records in WQE
 // order, with send opcodes, each at most InflDepth past the progress last
 // reported to the scheduler (the window rnic_sq_fetch keeps, fv_rnic_sq_fetch), or replaces
 // a record still in the ring by a flush record (checked through the ring
 // read port in the same cycle, as rnic_requester does); no QP context
 // writes after reset (the per-QP tables start zeroed, as after a reset of
-// the SQ); no fast-forward skip. Every other input is free: packets,
-// contexts, DMA responses, timers, doorbells, the atomic unit's busy flag
-// and failure reports, and every ready.
-module fv_rnic_rx_engine (
+// the SQ); no move to ERR by the responder; no fast-forward skip. Every
+// other input is free: packets (requests among them, which the completer
+// drops), contexts, DMA responses, timers, and every ready.
+module fv_rnic_completer (
   input logic        clk_i,
   input logic        rst_ni,
   input logic  pkt_valid_i,
   input logic [rnic_pkg::RxDescW+8+rnic_pkg::RxSlotW-1:0] pkt_i,
   input logic  infl_valid_i,
-  input logic  rq_db_valid_i,
-  input logic [63:0] rq_db_data_i,
   input logic [23:0] qp_wr_idx_i,
   input logic [7:0] qp_wr_flags_i,
   input logic [2:0] qp_wr_state_i,
@@ -46,27 +46,13 @@ module fv_rnic_rx_engine (
   input logic [rnic_pkg::RwqeBits-1:0] rwc_lk_data_i,
   input logic  place_busy_i,
   input logic  scqe_ready_i,
-  input logic  rcqe_ready_i,
-  input logic  job_ready_i,
-  input logic  rsp_done_i,
-  input logic [23:0] rsp_done_qpn_i,
   input logic  wr_ready_i,
-  input logic  at_ready_i,
-  input logic  at_busy_i,
-  input logic  at_err_valid_i,
-  input logic [23:0] at_err_qpn_i,
   input logic  rewind_ready_i,
   input logic  noack_valid_i,
   input logic  noack_err_i,
   input logic [23:0] noack_qpn_i,
   input logic [15:0] noack_idx_i,
-  input logic [rnic_pkg::SrqCfgW-1:0] srq_i,
-  input logic  srq_wr_i,
-  input logic [47:0] srq_wr_limit_i,
-  input logic  mr_upd_ready_i,
-  input logic  aev_ready_i,
   input logic  done_ready_i,
-  input logic [23:0] query_idx_i,
   input logic [31:0] skip_cycles_i,
   input logic [rnic_pkg::InflW-1:0] infl_free_i,
   input logic        infl_repl_i,
@@ -79,7 +65,6 @@ module fv_rnic_rx_engine (
   logic  release_o;
   logic [rnic_pkg::RxSlotW-1:0] release_slot_o;
   logic  infl_ready_o;
-  logic  rq_db_ready_o;
   logic [23:0] ctx_idx_o;
   logic [23:0] mr_idx_o;
   logic  qp_err_o;
@@ -110,19 +95,11 @@ module fv_rnic_rx_engine (
   logic [2:0] place_ev_pos_o;
   logic  scqe_valid_o;
   logic [rnic_pkg::CqeReqW-1:0] scqe_o;
-  logic  rcqe_valid_o;
-  logic [rnic_pkg::CqeReqW-1:0] rcqe_o;
-  logic  job_valid_o;
-  logic [rnic_pkg::RspJobW-1:0] job_o;
   logic  wr_valid_o;
   logic [63:0] wr_addr_o;
   logic [15:0] wr_len_o;
   logic [DataW-1:0] wr_data_o;
   logic  wr_last_o;
-  logic  at_valid_o;
-  logic [rnic_pkg::AtOpW-1:0] at_o;
-  logic [23:0] at_busy_qpn_o;
-  logic  at_err_ready_o;
   logic  rewind_valid_o;
   logic [rnic_pkg::RewindW-1:0] rewind_o;
   logic  rewind_resume_o;
@@ -131,16 +108,9 @@ module fv_rnic_rx_engine (
   logic  rd_done_o;
   logic [23:0] rd_done_qpn_o;
   logic  noack_ready_o;
-  logic [15:0] srq_idx_o;
-  logic  mr_upd_valid_o;
-  logic [23:0] mr_upd_idx_o;
-  logic [rnic_pkg::MrCfgW-1:0] mr_upd_o;
-  logic  aev_valid_o;
-  logic [31:0] aev_o;
   logic  done_valid_o;
   logic [23:0] done_qpn_o;
   logic [15:0] done_ci_o;
-  logic [23:0] query_rq_psn_o;
   logic  quiet_o, idle_o;
   logic [31:0] due_o;
   logic [rnic_pkg::InflW-1:0] infl_i;
@@ -149,38 +119,27 @@ module fv_rnic_rx_engine (
   logic [15:0] ring_rd_idx_i;
   logic        skip_i;
 
-  // FV_COMPLETER_ONLY: the engine as rnic_completer builds it (no responder
-  // role: its inputs still free here, its tables and queues left out).
-`ifdef FV_COMPLETER_ONLY
-  localparam bit FvResponder = 1'b0;
-`else
-  localparam bit FvResponder = 1'b1;
-`endif
-  rnic_rx_engine #(
-    .DataW(DataW), .NQp(NQp), .InflDepth(InflDepth), .Responder(FvResponder)
-  ) dut (
+  rnic_completer #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) dut (
     .clk_i, .rst_ni, .pkt_valid_i, .pkt_ready_o, .pkt_i, .release_o, .release_slot_o,
-    .infl_valid_i, .infl_ready_o, .infl_i, .rq_db_valid_i, .rq_db_ready_o, .rq_db_data_i,
+    .infl_valid_i, .infl_ready_o, .infl_i,
     .qp_wr_i, .qp_wr_idx_i, .qp_wr_flags_i, .qp_wr_state_i, .qp_wr_rq_psn_i,
     .qp_wr_sq_psn_i, .ctx_idx_o, .ctx_i, .mr_idx_o, .mr_i, .qp_err_o, .qp_err_sqe_o,
-    .qp_err_qpn_o, .err_in_valid_i(1'b0), .err_in_qpn_i('0), .rd_req_valid_o, .rd_req_ready_i, .rd_req_addr_o, .rd_req_len_o,
+    .qp_err_qpn_o, .err_in_valid_i(1'b0), .err_in_qpn_i('0),
+    .rd_req_valid_o, .rd_req_ready_i, .rd_req_addr_o, .rd_req_len_o,
     .rd_rsp_valid_i, .rd_rsp_ready_o, .rd_rsp_data_i, .rd_rsp_last_i, .rd_rsp_err_i,
-    .rwc_hint_valid_o, .rwc_hint_evict_o, .rwc_hint_key_o, .rwc_hint_addr_o, .rwc_hint_len_o, .rwc_lk_valid_o,
-    .rwc_lk_key_o,
-    .rwc_lk_hit_i, .rwc_lk_pend_i, .rwc_lk_err_i, .rwc_room_i, .rwc_lk_data_i, .rwc_inv_o, .rwc_inv_key_o,
+    .rwc_hint_valid_o, .rwc_hint_evict_o, .rwc_hint_key_o, .rwc_hint_addr_o, .rwc_hint_len_o,
+    .rwc_lk_valid_o, .rwc_lk_key_o, .rwc_lk_hit_i, .rwc_lk_pend_i, .rwc_lk_err_i, .rwc_room_i,
+    .rwc_lk_data_i, .rwc_inv_o, .rwc_inv_key_o,
     .place_start_o, .place_slot_o, .place_base_o, .place_nseg_o, .place_addr_o,
-    .place_len_o, .place_poff_o, .place_busy_i, .place_want_o(), .place_ev_qpn_o, .place_ev_psn_o,
-    .place_ev_pos_o, .scqe_valid_o, .scqe_ready_i, .scqe_o, .rcqe_valid_o, .rcqe_ready_i,
-    .rcqe_o, .job_valid_o, .job_ready_i, .job_o,
-    .rsp_done_i, .rsp_done_qpn_i, .wr_valid_o, .wr_ready_i, .wr_addr_o, .wr_len_o,
-    .wr_data_o, .wr_last_o, .at_valid_o, .at_ready_i, .at_o, .at_busy_qpn_o, .at_busy_i,
-    .at_err_valid_i, .at_err_ready_o, .at_err_qpn_i, .rewind_valid_o, .rewind_ready_i, .rewind_o, .rewind_resume_o,
+    .place_len_o, .place_poff_o, .place_busy_i, .place_want_o(), .place_ev_qpn_o,
+    .place_ev_psn_o, .place_ev_pos_o,
+    .scqe_valid_o, .scqe_ready_i, .scqe_o,
+    .wr_valid_o, .wr_ready_i, .wr_addr_o, .wr_len_o, .wr_data_o, .wr_last_o,
+    .rewind_valid_o, .rewind_ready_i, .rewind_o, .rewind_resume_o,
     .ring_rd_qpn_i, .ring_rd_idx_i, .ring_rd_v_o, .ring_rd_o, .rd_done_o, .rd_done_qpn_o,
-    .noack_valid_i, .noack_err_i, .noack_ready_o, .noack_qpn_i, .noack_idx_i, .srq_idx_o,
-    .srq_i, .srq_wr_i, .srq_wr_limit_i, .mr_upd_valid_o, .mr_upd_ready_i, .mr_upd_idx_o,
-    .mr_upd_o, .aev_valid_o, .aev_ready_i, .aev_o, .done_valid_o, .done_ready_i,
-    .done_qpn_o, .done_ci_o, .query_idx_i, .query_rq_psn_o, .quiet_o, .idle_o, .due_o, .skip_i,
-    .skip_cycles_i
+    .noack_valid_i, .noack_err_i, .noack_ready_o, .noack_qpn_i, .noack_idx_i,
+    .done_valid_o, .done_ready_i, .done_qpn_o, .done_ci_o,
+    .quiet_o, .idle_o, .due_o, .skip_i, .skip_cycles_i
   );
 
   logic ran;
@@ -231,11 +190,10 @@ module fv_rnic_rx_engine (
   end
 
   // The views of the QP each output names.
-  rnic_pkg::cqe_req_t cqe, rcqe;
+  rnic_pkg::cqe_req_t cqe;
   logic dq, cq, rq, send_cqe, infl_take, rd_new;
   logic [15:0] d_issued, d_done, c_issued, c_next;
   assign cqe = scqe_o;
-  assign rcqe = rcqe_o;
   assign dq = done_qpn_o[0];
   assign cq = cqe.qpn[0];
   assign rq = rd_done_qpn_o[0];
@@ -282,14 +240,11 @@ module fv_rnic_rx_engine (
         assert (16'(done_ci_o - d_done) <= 16'(d_issued - d_done));
       end
       // Send completions: a WQE handed over, after the QP's previous one.
-      // (They leave on the completer's port, receive completions on the
-      // responder's.)
       if (send_cqe) begin
         assert (cqe.opcode < rnic_pkg::WcOpRecv);
         assert (cqe.qpn < 24'(NQp));
         assert (16'(cqe.wqe_idx - c_next) < 16'(c_issued - c_next));
       end
-      if (rcqe_valid_o) assert (rcqe.opcode >= rnic_pkg::WcOpRecv);
       // READ/atomic credits: only one that is owed.
       if (rd_done_o) begin
         assert (rd_done_qpn_o < 24'(NQp));
