@@ -80,10 +80,10 @@ constexpr unsigned kRxDescW = 479, kSlotW = 2;
 constexpr unsigned kRspJobW = 243;
 constexpr uint8_t kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a,
                   kOpWriteOnlyImm = 0x0b, kOpAck = 0x11;
-constexpr uint8_t kAethAck = 0x1f, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
+constexpr uint8_t kAethAck = 0x1f, kAethNakPsnSeq = 0x60, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
                   kAethNakRemOp = 0x63;
 constexpr uint8_t kAethRnr = 0x21;   // RNR NAK, timer 1 (0.01 ms)
-constexpr unsigned kInflW = 148, kCqeW = 176, kAtOpW = 266;
+constexpr unsigned kInflW = 148, kCqeW = 176, kAtOpW = 266, kRewindW = 89;
 constexpr uint8_t kOpCmpSwap = 0x13;
 constexpr unsigned kAckDelay = 256;
 
@@ -130,6 +130,11 @@ struct Cqe {
   unsigned qpn, wqe_idx, status, opcode, byte_len;
 };
 
+struct Rewind {
+  unsigned qpn, idx, first, restart;
+  bool hold;
+};
+
 struct Bench {
   VerilatedContext &vctx;
   Dut t;
@@ -140,6 +145,7 @@ struct Bench {
   std::vector<uint64_t> cqe_at;   // the cycle each was taken
   std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
   unsigned rewinds = 0;
+  std::vector<Rewind> rws;   // the rewinds taken
   std::vector<std::pair<unsigned, bool>> atomics;  // handed to the unit: PSN, duplicate
   bool rd_pend = false, rd_err = false;   // a WQE read's response to give, failed
   unsigned held = 0;           // frame slots taken and not released (bit mask)
@@ -231,7 +237,12 @@ struct Bench {
 #if HAS_CPL
     if (t.scqe_valid_o && t.scqe_ready_i) take_cqe(vget(t.scqe_o, kCqeW), false);
     if (t.done_valid_o && t.done_ready_i) dones.emplace_back(t.done_qpn_o, t.done_ci_o);
-    if (t.rewind_valid_o && t.rewind_ready_i) rewinds++;
+    if (t.rewind_valid_o && t.rewind_ready_i) {
+      rewinds++;
+      Bits r = vget(t.rewind_o, kRewindW);
+      rws.push_back(Rewind{(unsigned)r.get(65, 24), (unsigned)r.get(49, 16),
+                           (unsigned)r.get(25, 24), (unsigned)r.get(1, 24), r.bit(0)});
+    }
 #endif
 #if HAS_RSP
     if (t.rcqe_valid_o && t.rcqe_ready_i) take_cqe(vget(t.rcqe_o, kCqeW), true);
@@ -874,14 +885,14 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   unsigned bad = 0;
   for (size_t k = j0; k < b.jobs.size(); k++) {
     const Job &j = b.jobs[k];
-    if (j.qpn >= kNQp || j.kind != 0 || (j.syn != kAethAck && j.syn != 0x60)) {
+    if (j.qpn >= kNQp || j.kind != 0 || (j.syn != kAethAck && j.syn != kAethNakPsnSeq)) {
       if (bad++ < 5)
         fail("rsp_random: job kind %u QP %u PSN %u syndrome 0x%02x", j.kind, j.qpn, j.psn,
              j.syn);
       continue;
     }
     Model &s = m[j.qpn];
-    bool nak = j.syn == 0x60;
+    bool nak = j.syn == kAethNakPsnSeq;
     unsigned acked = nak ? psn_add(j.psn, -1) : j.psn;
     auto it = s.msn_at.find(acked);
     bool ok = it != s.msn_at.end() && it->second.second < j.cycle &&
@@ -949,17 +960,21 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 
 #if HAS_CPL
 // cpl_random: RC WRITE WQEs of 1-3 packets (a third unsignaled) handed over
-// as in-flight records on the 8 QPs, up to 6 in flight per QP, and ACKs of
-// them in random order of QPs - of a WQE's last PSN, of a PSN inside a
-// multi-packet WQE, of everything sent, or late (behind what was acknowledged)
-// - while the CQE and progress ports take one in 70 % of the cycles, against
-// a model of IBTA's requester rules: an ACK of PSN p retires, in order,
-// every WQE whose last PSN is p or before it (a coalesced ACK), nothing else;
-// a late ACK changes nothing. Each QP's send completions are exactly the
-// signaled WQEs retired (WQE index, length, success, RDMA WRITE), each
-// after the ACK that retires it, its
-// progress reports never go back and end at the number retired; no QP error,
-// no rewind.
+// as in-flight records on the 8 QPs (retry_cnt 7, no ACK timeout), up to 6
+// in flight per QP, and ACKs of them in random order of QPs - of a WQE's
+// last PSN, of a PSN inside a multi-packet WQE, of everything sent, or late
+// (behind what was acknowledged) - and PSN-sequence NAKs of a PSN sent and
+// not acknowledged, while the CQE and progress ports take one in 70 % of
+// the cycles, against a model of IBTA's requester rules: an ACK of PSN p
+// (a NAK of p: p - 1) retires, in order, every WQE whose last PSN is p or
+// before it, nothing else; a late ACK changes nothing; a NAK rewinds the
+// send queue to its PSN (the head WQE's index and first PSN, the restart
+// PSN), unless the rewind to that PSN is under way, and a NAK past the
+// first unacknowledged PSN is progress. Each QP's send completions are
+// exactly the signaled WQEs retired (WQE index, length, success, RDMA
+// WRITE), each after the ACK that retires it, its progress reports never
+// go back and end at the number retired, its rewinds are the model's; no
+// QP error.
 void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
 {
   struct Rec {
@@ -969,7 +984,12 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
   struct Model {
     unsigned next_psn = 0, next_idx = 0, retired = 0;
     unsigned acked = 0;            // the last PSN acknowledged
+    unsigned una = 0;              // the first PSN not acknowledged
+    unsigned rc_used = 0;          // retries since the last progress
+    bool rw_v = false;             // a rewind under way, to rw_psn
+    unsigned rw_psn = 0;
     std::deque<Rec> out;
+    std::vector<Rewind> rws;       // expected
     std::vector<Cqe> cqes;         // expected, in order
     std::vector<uint64_t> cqe_ack; // the cycle the ACK retiring each was taken
   } m[kNQp];
@@ -978,10 +998,13 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     b.ctx[q] = fresh_qp();
     m[q].next_psn = q == 5 ? 0xfffffau : (unsigned)rng.range(0, 0xffffff);   // QP 5 wraps
     m[q].acked = psn_add(m[q].next_psn, -1);
+    m[q].una = m[q].next_psn;
+    b.ctx[q].retry_cnt = 7;
     b.ctx_write(q, 0, m[q].next_psn);
   }
   size_t c0 = b.cqes.size(), d0 = b.dones.size(), e0 = b.errs.size();
-  unsigned rw0 = b.rewinds, late = 0, mid = 0;
+  size_t rw0 = b.rws.size();
+  unsigned late = 0, mid = 0, naks = 0;
   b.each_cycle = [&] {
     b.t.scqe_ready_i = rng.chance(0.7);
     b.t.done_ready_i = rng.chance(0.7);
@@ -1002,29 +1025,66 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     }
     if (s.out.empty()) continue;
     unsigned r = (unsigned)rng.range(0, 99), psn;
-    if (r < 55) psn = s.out[rng.range(0, s.out.size() - 1)].last;
-    else if (r < 70) psn = psn_add(s.next_psn, -1);
-    else if (r < 85) {
+    bool nak = false;
+    if (r < 50) psn = s.out[rng.range(0, s.out.size() - 1)].last;
+    else if (r < 63) psn = psn_add(s.next_psn, -1);
+    else if (r < 76) {
       const Rec &w = s.out[rng.range(0, s.out.size() - 1)];
       psn = psn_add(w.first, (int)rng.range(0, ((w.last - w.first) & 0xffffffu)));
       if (psn == w.last) psn = psn_add(w.first, -1);   // the one before it, still inside
-    } else {
+    } else if (r < 88) {
       psn = psn_add(s.acked, -(int)rng.range(0, 3));   // late, or the same again
+    } else {
+      // A PSN-sequence NAK of a PSN sent and not acknowledged: what is
+      // before it is acknowledged, the send queue goes back to it.
+      nak = true;
+      psn = psn_add(s.una, (int)rng.range(0, (psn_add(s.next_psn, -1) - s.una) & 0xffffffu));
+      // (A NAK that would exhaust the retries is not sent: the WQE would fail.)
+      bool progress = psn_ge(psn_add(psn, -1), s.out.front().last) || psn != s.una;
+      if (s.rc_used == 7 && !progress) continue;
     }
-    b.ack(q, psn);
+    if (nak) {
+      Desc d{q, psn, kOpAck, false};
+      d.aeth_syn = kAethNakPsnSeq;
+      b.packet(d);
+      naks++;
+    } else {
+      b.ack(q, psn);
+    }
     uint64_t at = g_cycle - 1;
-    if (psn_ge(s.acked, psn)) late++;
-    else s.acked = psn;
+    unsigned covers = nak ? psn_add(psn, -1) : psn;
+    if (psn_ge(s.acked, covers)) late++;
+    else s.acked = covers;
     bool any = false;
-    while (!s.out.empty() && psn_ge(psn, s.out.front().last)) {
+    while (!s.out.empty() && psn_ge(covers, s.out.front().last)) {
       const Rec &w = s.out.front();
       if (w.sig) {
         s.cqes.push_back(Cqe{q, w.idx, 0, 1, w.len});
         s.cqe_ack.push_back(at);
       }
       s.retired = (s.retired + 1) & 0xffffu;
+      s.una = psn_add(w.last, 1);
       s.out.pop_front();
       any = true;
+    }
+    if (nak) {
+      // rnic_rx_engine's StSeqNak: a rewind to the NAKed PSN, unless that
+      // rewind is under way; a NAK past the first unacknowledged PSN is
+      // progress too (the retry count starts again).
+      bool progress = any;
+      if (s.rw_v && s.rw_psn == psn) {
+        if (progress) s.rw_v = false, s.rc_used = 0;
+      } else {
+        if (psn != s.una) s.una = psn, progress = true;
+        s.rc_used = progress ? 1 : s.rc_used + 1;
+        s.rw_v = true;
+        s.rw_psn = psn;
+        const Rec &h = s.out.front();
+        s.rws.push_back(Rewind{q, h.idx, h.first, psn, false});
+      }
+    } else if (any) {
+      s.rc_used = 0;   // an ACK that retires is progress
+      s.rw_v = false;
     }
     if (!any) mid++;
     b.run((unsigned)rng.range(0, 3));
@@ -1082,10 +1142,26 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
               "cpl_random: QP %u: %u progress reports, the last %u, %u WQEs retired%s", q, nrep,
               last, s.retired, mono ? "" : ", going back");
   }
-  BLK_CHECK(b.errs.size() == e0 && b.rewinds == rw0,
-            "cpl_random: %zu QP errors, %u rewinds", b.errs.size() - e0, b.rewinds - rw0);
-  info("cpl_random: %u ACKs (%u late or repeated, %u retiring nothing), %u send completions, "
-       "%zu progress reports", nacks, late, mid, ncqe, b.dones.size() - d0);
+  unsigned nrw = 0;
+  for (unsigned q = 0; q < kNQp; q++) {
+    const Model &s = m[q];
+    std::vector<Rewind> got;
+    for (size_t k = rw0; k < b.rws.size(); k++)
+      if (b.rws[k].qpn == q) got.push_back(b.rws[k]);
+    size_t same = 0;
+    while (same < got.size() && same < s.rws.size() && got[same].idx == s.rws[same].idx &&
+           got[same].first == s.rws[same].first && got[same].restart == s.rws[same].restart &&
+           !got[same].hold)
+      same++;
+    BLK_CHECK(same == got.size() && same == s.rws.size(),
+              "cpl_random: QP %u: %zu rewinds, the model %zu, the first %zu alike", q,
+              got.size(), s.rws.size(), same);
+    nrw += (unsigned)got.size();
+  }
+  BLK_CHECK(b.errs.size() == e0, "cpl_random: %zu QP errors", b.errs.size() - e0);
+  info("cpl_random: %u ACKs and NAKs (%u sequence NAKs, %u rewinds; %u late or repeated, %u "
+       "retiring nothing), %u send completions, %zu progress reports", nacks, naks, nrw, late,
+       mid, ncqe, b.dones.size() - d0);
 }
 #endif
 
