@@ -796,13 +796,16 @@ QpCfg fresh_qp()
 }
 
 #if HAS_RSP
-// rsp_random: zero-length RC WRITE_ONLYs on the 8 QPs - in sequence (with
-// and without AckReq), duplicates and PSNs ahead of the expected one - with
+// rsp_random: zero-length RC WRITE_ONLYs and SEND_ONLYs (a fifth, to receive
+// queues with nothing posted) on the 8 QPs - in sequence (with and without
+// AckReq), duplicates and PSNs ahead of the expected one - with
 // random gaps and a transmit side that takes a job in 70 % of the cycles,
 // against a model of IBTA's responder rules (C9-x, docs/transport.md):
 //  - an in-sequence request advances the expected PSN and the MSN; one that
 //    asks for an ACK (AckReq) is answered by an ACK of its PSN or a later
 //    one; one that does not is covered by one later (the delayed ACK);
+//  - an in-sequence SEND finds no receive WQE: an RNR NAK of its PSN, the
+//    expected PSN stays;
 //  - a duplicate is answered by an ACK of the last PSN received (expected
 //    - 1) or later;
 //  - the first request ahead of the expected PSN gets a PSN-sequence NAK of
@@ -818,8 +821,8 @@ QpCfg fresh_qp()
 void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 {
   struct Need {
-    bool nak;        // a PSN-sequence NAK of psn; else any response acknowledging psn
-    unsigned psn;
+    uint8_t nak;     // a PSN-sequence NAK (0x60) or an RNR NAK (0x20) of psn; 0: any
+    unsigned psn;    // response acknowledging psn
     uint64_t cycle;  // its request was taken in this cycle
   };
   struct Model {
@@ -829,7 +832,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     std::deque<Need> needs;
     std::deque<uint64_t> dup_at;   // duplicates taken, each allowing one repeated ACK
     std::deque<std::pair<unsigned, uint64_t>> owed;   // received without AckReq: PSN, cycle
-    unsigned naks = 0, dups = 0, in_seq = 0, ahead = 0;
+    unsigned naks = 0, dups = 0, in_seq = 0, ahead = 0, rnrs = 0;
   } m[kNQp];
   Rng rng(seed);
   for (unsigned q = 0; q < kNQp; q++) {
@@ -848,26 +851,34 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     else if (r < 85) psn = psn_add(s.epsn, -1 - (int)rng.range(0, 4));
     else psn = psn_add(s.epsn, 1 + (int)rng.range(0, 4));
     bool ack_req = rng.chance(0.5);
-    b.packet(Desc{q, psn, kOpWriteOnly, ack_req});
+    // A fifth are SEND_ONLYs, to receive queues with nothing posted.
+    bool send = rng.chance(0.2);
+    b.packet(Desc{q, psn, send ? kOpSendOnly : kOpWriteOnly, ack_req});
     uint64_t at = g_cycle - 1;   // the cycle the engine took it
-    if (psn == s.epsn) {
+    if (psn == s.epsn && send) {
+      // Receiver not ready: an RNR NAK of its PSN (with the QP's minimum
+      // RNR timer, 0 here); the PSN is not taken, the gap state is cleared.
+      s.rnrs++;
+      s.nak_sent = false;
+      s.needs.push_back({0x20, psn, at});
+    } else if (psn == s.epsn) {
       s.in_seq++;
       s.msn = (s.msn + 1) & 0xffffffu;
       s.msn_at[psn] = {s.msn, at};
       s.epsn = psn_add(psn, 1);
       s.nak_sent = false;
-      if (ack_req) s.needs.push_back({false, psn, at});
+      if (ack_req) s.needs.push_back({0, psn, at});
       else s.owed.emplace_back(psn, at);
     } else if (psn_ge(psn_add(s.epsn, -1), psn)) {
       s.dups++;
-      s.needs.push_back({false, psn_add(s.epsn, -1), at});
+      s.needs.push_back({0, psn_add(s.epsn, -1), at});
       s.dup_at.push_back(at);
     } else {
       s.ahead++;
       if (!s.nak_sent) {
         s.nak_sent = true;
         s.naks++;
-        s.needs.push_back({true, s.epsn, at});
+        s.needs.push_back({kAethNakPsnSeq, s.epsn, at});
       }
     }
     unsigned gap = rng.chance(0.02) ? (unsigned)rng.range(kAckDelay, kAckDelay + 40)
@@ -880,25 +891,26 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 
   // The jobs of each QP in the order they left, against the model.
   bool have_prev[kNQp] = {};
-  unsigned prev[kNQp] = {}, naks[kNQp] = {}, unasked = 0;
+  unsigned prev[kNQp] = {}, naks[kNQp] = {}, rnrs[kNQp] = {}, unasked = 0;
   uint64_t owed_max = 0;   // the longest a request without AckReq waited for its ACK
   unsigned bad = 0;
   for (size_t k = j0; k < b.jobs.size(); k++) {
     const Job &j = b.jobs[k];
-    if (j.qpn >= kNQp || j.kind != 0 || (j.syn != kAethAck && j.syn != kAethNakPsnSeq)) {
+    if (j.qpn >= kNQp || j.kind != 0 ||
+        (j.syn != kAethAck && j.syn != kAethNakPsnSeq && j.syn != 0x20)) {
       if (bad++ < 5)
         fail("rsp_random: job kind %u QP %u PSN %u syndrome 0x%02x", j.kind, j.qpn, j.psn,
              j.syn);
       continue;
     }
     Model &s = m[j.qpn];
-    bool nak = j.syn == kAethNakPsnSeq;
+    bool nak = j.syn != kAethAck;   // a sequence or RNR NAK: acknowledges what is before it
     unsigned acked = nak ? psn_add(j.psn, -1) : j.psn;
     auto it = s.msn_at.find(acked);
     bool ok = it != s.msn_at.end() && it->second.second < j.cycle &&
               it->second.first == j.msn && (!have_prev[j.qpn] || psn_ge(acked, prev[j.qpn]));
     // The requests it answers: every waiting one that asked for as much,
-    // then (a NAK) the gap's NAK it is.
+    // then (a NAK) the gap's NAK or the SEND's RNR NAK it is.
     bool answers = false;
     while (!s.owed.empty() && s.owed.front().second < j.cycle && psn_ge(acked, s.owed.front().first)) {
       owed_max = std::max(owed_max, j.cycle - s.owed.front().second);
@@ -910,9 +922,10 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
       answers = true;
     }
     if (nak) {
-      naks[j.qpn]++;
-      bool match = !s.needs.empty() && s.needs.front().nak && s.needs.front().psn == j.psn &&
-                   s.needs.front().cycle < j.cycle;
+      if (j.syn == kAethNakPsnSeq) naks[j.qpn]++;
+      else rnrs[j.qpn]++;
+      bool match = !s.needs.empty() && s.needs.front().nak == j.syn &&
+                   s.needs.front().psn == j.psn && s.needs.front().cycle < j.cycle;
       ok = ok && match;
       if (match) s.needs.pop_front();
     } else if (have_prev[j.qpn] && acked == prev[j.qpn]) {
@@ -925,20 +938,22 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     }
     if (!ok && bad++ < 5)
       fail("rsp_random: QP %u %s PSN %u MSN %u at cycle %llu: not a response the model allows "
-           "(previous acknowledged PSN %u)", j.qpn, nak ? "NAK" : "ACK", j.psn, j.msn,
+           "(previous acknowledged PSN %u)", j.qpn,
+           !nak ? "ACK" : j.syn == kAethNakPsnSeq ? "NAK" : "RNR NAK", j.psn, j.msn,
            (unsigned long long)j.cycle, prev[j.qpn]);
     have_prev[j.qpn] = true;
     prev[j.qpn] = acked;
   }
   BLK_CHECK(bad == 0, "rsp_random: %u responses the model does not allow", bad);
-  unsigned in_seq = 0, dups = 0, ahead = 0, nak_sum = 0;
+  unsigned in_seq = 0, dups = 0, ahead = 0, nak_sum = 0, rnr_sum = 0;
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
     BLK_CHECK(s.needs.empty(), "rsp_random: QP %u: %zu requests unanswered (the first %s PSN %u)",
               q, s.needs.size(), !s.needs.empty() && s.needs.front().nak ? "NAK of" : "ACK of",
               s.needs.empty() ? 0 : s.needs.front().psn);
-    BLK_CHECK(naks[q] == s.naks, "rsp_random: QP %u: %u sequence NAKs, the model %u", q, naks[q],
-              s.naks);
+    BLK_CHECK(naks[q] == s.naks && rnrs[q] == s.rnrs,
+              "rsp_random: QP %u: %u sequence NAKs and %u RNR NAKs, the model %u and %u", q,
+              naks[q], rnrs[q], s.naks, s.rnrs);
     if (s.in_seq)
       BLK_CHECK(have_prev[q] && prev[q] == psn_add(s.epsn, -1),
                 "rsp_random: QP %u: last acknowledged PSN %u, last received %u", q, prev[q],
@@ -947,14 +962,17 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     dups += s.dups;
     ahead += s.ahead;
     nak_sum += s.naks;
+    rnr_sum += s.rnrs;
   }
   // The QPs owing an ACK wait in turn, AckDelay cycles each at the head of
   // the queue: the k-th of them waits about k times AckDelay.
   BLK_CHECK(owed_max <= (kNQp + 1) * kAckDelay, "rsp_random: a request without AckReq "
             "acknowledged after %llu cycles", (unsigned long long)owed_max);
-  info("rsp_random: %u requests in sequence, %u duplicates, %u ahead (%u gaps); %zu responses, "
-       "%u of them delayed ACKs; a request without AckReq acknowledged within %llu cycles",
-       in_seq, dups, ahead, nak_sum, b.jobs.size() - j0, unasked, (unsigned long long)owed_max);
+  info("rsp_random: %u requests in sequence, %u SENDs without a receive WQE (RNR NAKs), %u "
+       "duplicates, %u ahead (%u gaps); %zu responses, %u of them delayed ACKs; a request "
+       "without AckReq acknowledged within %llu cycles",
+       in_seq, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0, unasked,
+       (unsigned long long)owed_max);
 }
 #endif
 
