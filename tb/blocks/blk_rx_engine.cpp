@@ -147,7 +147,26 @@ struct Bench {
   unsigned rewinds = 0;
   std::vector<Rewind> rws;   // the rewinds taken
   std::vector<std::pair<unsigned, bool>> atomics;  // handed to the unit: PSN, duplicate
-  bool rd_pend = false, rd_err = false;   // a WQE read's response to give, failed
+  // Host memory for the WQE reads: a read of len bytes at addr is answered
+  // with its beats in order (failed ones if rd_err); the engine issues one
+  // at a time.
+  std::map<uint64_t, uint8_t> mem;
+  bool rd_err = false;
+  uint64_t rd_addr = 0;
+  unsigned rd_beats = 0, rd_beat = 0;   // beats of the read in progress, the next one
+  // The MR table's answers (rnic_pkg::mr_cfg_t), none valid unless set
+  struct Mr {
+    bool valid = false;
+    uint8_t key = 0, access = 0;
+    uint64_t va = 0, len = 0, iova = 0;
+  } mrs[kNQp];
+  // Placement jobs taken: QPN, PSN, segments, first segment's bus address and length
+  struct Place {
+    unsigned qpn, psn, nseg;
+    uint64_t addr;
+    unsigned len;
+  };
+  std::vector<Place> places;
   unsigned held = 0;           // frame slots taken and not released (bit mask)
   unsigned next_slot = 0;
   std::function<void()> each_cycle;   // random back-pressure, set after each clock edge
@@ -203,6 +222,33 @@ struct Bench {
     if (i < kNQp) q = ctx[i];
     else q.state = 0;
     vset(t.ctx_i, q.pack());
+    Mr m;
+    if (t.mr_idx_o < kNQp) m = mrs[t.mr_idx_o];
+    Packer p(248);
+    p.f(1, m.valid).f(8, m.key).f(5, m.access).f(16, 0).f(64, m.va).f(64, m.len).f(64, m.iova)
+        .f(1, 0).f(1, 0).f(24, 0);
+    vset(t.mr_i, p.done());
+  }
+
+  // The beat of the read in progress on the response port.
+  void drive_rd() {
+    t.rd_rsp_valid_i = rd_beat < rd_beats;
+    t.rd_rsp_err_i = rd_err;
+    t.rd_rsp_last_i = rd_beat + 1 == rd_beats;
+    uint8_t b[32];
+    for (unsigned k = 0; k < 32; k++) {
+      auto it = mem.find(rd_addr + 32ull * rd_beat + k);
+      b[k] = it == mem.end() ? 0 : it->second;
+    }
+    vset_bytes(t.rd_rsp_data_i, b);
+  }
+
+  void poke32(uint64_t a, uint32_t v) {
+    for (unsigned k = 0; k < 4; k++) mem[a + k] = (uint8_t)(v >> (8 * k));
+  }
+  void poke64(uint64_t a, uint64_t v) {
+    poke32(a, (uint32_t)v);
+    poke32(a + 4, (uint32_t)(v >> 32));
   }
 
   void take_cqe(const Bits &c, bool recv) {
@@ -216,13 +262,21 @@ struct Bench {
 
   // One clock edge; what the engine offered in the cycle before it is taken.
   void cycle() {
-    t.rd_rsp_valid_i = rd_pend;
-    t.rd_rsp_err_i = rd_err;
-    t.rd_rsp_last_i = 1;
+    drive_rd();
     drive_ctx();
     t.eval();
-    if (t.rd_rsp_valid_i && t.rd_rsp_ready_o) rd_pend = false;
-    if (t.rd_req_valid_o && t.rd_req_ready_i) rd_pend = true;
+    if (t.rd_rsp_valid_i && t.rd_rsp_ready_o) rd_beat++;
+    if (t.rd_req_valid_o && t.rd_req_ready_i) {
+      BLK_CHECK(rd_beat >= rd_beats, "a WQE read issued while one is answered");
+      rd_addr = t.rd_req_addr_o;
+      rd_beats = std::max(1u, ((unsigned)t.rd_req_len_o + 31) / 32);
+      rd_beat = 0;
+    }
+    if (t.place_start_o) {
+      Bits a = vget(t.place_addr_o, 64 * 5), l = vget(t.place_len_o, 32 * 5);
+      places.push_back(Place{t.place_ev_qpn_o, t.place_ev_psn_o, t.place_nseg_o, a.get(0, 64),
+                             (unsigned)l.get(0, 32)});
+    }
 #if HAS_RSP
     if (t.job_valid_o && t.job_ready_i) {
       Bits j = vget(t.job_o, kRspJobW);
@@ -796,16 +850,19 @@ QpCfg fresh_qp()
 }
 
 #if HAS_RSP
-// rsp_random: zero-length RC WRITE_ONLYs and SEND_ONLYs (a fifth, to receive
-// queues with nothing posted) on the 8 QPs - in sequence (with and without
-// AckReq), duplicates and PSNs ahead of the expected one - with
+// rsp_random: zero-length RC WRITE_ONLYs and SEND_ONLYs of 1-256 bytes (a
+// fifth) on the 8 QPs - in sequence (with and without AckReq), duplicates
+// and PSNs ahead of the expected one - with receives posted now and then on
+// the even QPs (one SGE of an MR each, read by the engine: no WQE cache), with
 // random gaps and a transmit side that takes a job in 70 % of the cycles,
 // against a model of IBTA's responder rules (C9-x, docs/transport.md):
 //  - an in-sequence request advances the expected PSN and the MSN; one that
 //    asks for an ACK (AckReq) is answered by an ACK of its PSN or a later
 //    one; one that does not is covered by one later (the delayed ACK);
-//  - an in-sequence SEND finds no receive WQE: an RNR NAK of its PSN, the
-//    expected PSN stays;
+//  - an in-sequence SEND takes the next receive WQE: one placement job into
+//    its SGE (the MR's bus address), a receive completion (the WQE's index,
+//    the SEND's length); with none posted, an RNR NAK of its PSN, and the
+//    expected PSN stays; an in-sequence WRITE's job has one empty segment;
 //  - a duplicate is answered by an ACK of the last PSN received (expected
 //    - 1) or later;
 //  - the first request ahead of the expected PSN gets a PSN-sequence NAK of
@@ -832,18 +889,57 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     std::deque<Need> needs;
     std::deque<uint64_t> dup_at;   // duplicates taken, each allowing one repeated ACK
     std::deque<std::pair<unsigned, uint64_t>> owed;   // received without AckReq: PSN, cycle
-    unsigned naks = 0, dups = 0, in_seq = 0, ahead = 0, rnrs = 0;
+    unsigned naks = 0, dups = 0, in_seq = 0, ahead = 0, rnrs = 0, sends = 0;
+    unsigned rq_pi = 0, rq_ci = 0;   // receive WQEs posted, taken
+    std::vector<Bench::Place> places;   // expected placement jobs
+    std::vector<Cqe> rcqes;             // expected receive completions
   } m[kNQp];
+  // The receive queues (16 WQEs of 64 bytes, one SGE of 512 bytes each) and
+  // the MR their buffers lie in.
+  constexpr unsigned kRqLog = 4, kSgeLen = 512;
+  constexpr uint64_t kMrVa = 0x40000000, kMrIova = 0x900000000ull;
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 /* LOCAL_WRITE */, kMrVa, 1ull << 24, kMrIova};
+  auto rq_base = [](unsigned q) { return 0x100000ull + 0x1000ull * q; };
+  auto buf = [](unsigned q, unsigned i) { return kMrVa + 0x100000ull * q + 0x1000ull * (i % 16); };
+  auto post = [&](unsigned q, unsigned k) {
+    Model &s = m[q];
+    for (unsigned n = 0; n < k; n++, s.rq_pi = (s.rq_pi + 1) & 0xffffu) {
+      uint64_t w = rq_base(q) + 64ull * (s.rq_pi % 16);
+      for (unsigned x = 0; x < 64; x++) b.mem[w + x] = 0;
+      b.mem[w] = 1;                                          // one SGE
+      b.mem[w + 2] = (uint8_t)s.rq_pi;
+      b.mem[w + 3] = (uint8_t)(s.rq_pi >> 8);
+      b.poke32(w + 16, kSgeLen);
+      b.poke32(w + 20, (5u << 8) | 0x33);                    // lkey of MR 5
+      b.poke64(w + 24, buf(q, s.rq_pi));
+    }
+    b.t.rq_db_data_i = ((uint64_t)s.rq_pi << 32) | q;
+    BLK_CHECK(b.offer(b.t.rq_db_valid_i, [&] { return b.t.rq_db_ready_o; }),
+              "rsp_random: the RQ doorbell of QP %u not taken", q);
+  };
   Rng rng(seed);
   for (unsigned q = 0; q < kNQp; q++) {
     b.ctx[q] = fresh_qp();
+    b.ctx[q].rq_base = rq_base(q);
+    b.ctx[q].rq_log_size = kRqLog;
+    b.ctx[q].rq_wqe_shift = 6;
+    b.ctx[q].rcqn = (uint16_t)q;
     m[q].epsn = q == 3 ? 0xfffff0u : (unsigned)rng.range(0, 0xffffff);   // QP 3 wraps
     m[q].msn_at[psn_add(m[q].epsn, -1)] = {0, 0};
     b.ctx_write(q, m[q].epsn);
   }
   size_t j0 = b.jobs.size();
-  b.each_cycle = [&] { b.t.job_ready_i = rng.chance(0.7); };
+  size_t c0 = b.cqes.size(), p0 = b.places.size();
+  b.each_cycle = [&] {
+    b.t.job_ready_i = rng.chance(0.7);
+    b.t.rcqe_ready_i = rng.chance(0.7);
+  };
   for (unsigned n = 0; n < npkts; n++) {
+    // Receives posted now and then, on the even QPs (the odd ones have none).
+    if (rng.chance(0.1)) {
+      unsigned pq = 2 * (unsigned)rng.range(0, kNQp / 2 - 1), k = (unsigned)rng.range(1, 3);
+      if (((m[pq].rq_pi - m[pq].rq_ci) & 0xffffu) + k <= 16) post(pq, k);
+    }
     unsigned q = (unsigned)rng.range(0, kNQp - 1);
     Model &s = m[q];
     unsigned r = (unsigned)rng.range(0, 99), psn;
@@ -851,17 +947,30 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     else if (r < 85) psn = psn_add(s.epsn, -1 - (int)rng.range(0, 4));
     else psn = psn_add(s.epsn, 1 + (int)rng.range(0, 4));
     bool ack_req = rng.chance(0.5);
-    // A fifth are SEND_ONLYs, to receive queues with nothing posted.
+    // A fifth are SEND_ONLYs of 1-256 bytes, to the receives posted.
     bool send = rng.chance(0.2);
-    b.packet(Desc{q, psn, send ? kOpSendOnly : kOpWriteOnly, ack_req});
+    unsigned len = send ? (unsigned)rng.range(1, 256) : 0;
+    b.packet(Desc{q, psn, send ? kOpSendOnly : kOpWriteOnly, ack_req, len});
     uint64_t at = g_cycle - 1;   // the cycle the engine took it
-    if (psn == s.epsn && send) {
+    bool rx_avail = s.rq_pi != s.rq_ci;
+    if (psn == s.epsn && send && rx_avail) {
+      // Placed into the receive's one SGE (its bus address in the MR),
+      // completed with its length; then as any request in sequence.
+      s.sends++;
+      s.places.push_back(Bench::Place{q, psn, 1, kMrIova + (buf(q, s.rq_ci) - kMrVa), len});
+      s.rcqes.push_back(Cqe{q, s.rq_ci, 0, 128, len});
+      s.rq_ci = (s.rq_ci + 1) & 0xffffu;
+    }
+    if (psn == s.epsn && send && !rx_avail) {
       // Receiver not ready: an RNR NAK of its PSN (with the QP's minimum
       // RNR timer, 0 here); the PSN is not taken, the gap state is cleared.
       s.rnrs++;
       s.nak_sent = false;
       s.needs.push_back({0x20, psn, at});
     } else if (psn == s.epsn) {
+      // A WRITE's placement job: one segment of its (zero) length, at an
+      // address that does not matter (it frees the frame slot).
+      if (!send) s.places.push_back(Bench::Place{q, psn, 1, ~0ull, 0});
       s.in_seq++;
       s.msn = (s.msn + 1) & 0xffffffu;
       s.msn_at[psn] = {s.msn, at};
@@ -945,7 +1054,34 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     prev[j.qpn] = acked;
   }
   BLK_CHECK(bad == 0, "rsp_random: %u responses the model does not allow", bad);
-  unsigned in_seq = 0, dups = 0, ahead = 0, nak_sum = 0, rnr_sum = 0;
+  // Each QP's placement jobs and receive completions, in order.
+  for (unsigned q = 0; q < kNQp; q++) {
+    const Model &s = m[q];
+    std::vector<Bench::Place> got;
+    for (size_t k = p0; k < b.places.size(); k++)
+      if (b.places[k].qpn == q) got.push_back(b.places[k]);
+    size_t same = 0;
+    while (same < got.size() && same < s.places.size() && got[same].psn == s.places[same].psn &&
+           got[same].nseg == 1 &&
+           (s.places[same].addr == ~0ull || got[same].addr == s.places[same].addr) &&
+           got[same].len == s.places[same].len)
+      same++;
+    BLK_CHECK(same == got.size() && same == s.places.size(),
+              "rsp_random: QP %u: %zu placement jobs, the model %zu, the first %zu alike", q,
+              got.size(), s.places.size(), same);
+    std::vector<Cqe> rc;
+    for (size_t k = c0; k < b.cqes.size(); k++)
+      if (b.cqes[k].qpn == q) rc.push_back(b.cqes[k]);
+    same = 0;
+    while (same < rc.size() && same < s.rcqes.size() && rc[same].wqe_idx == s.rcqes[same].wqe_idx &&
+           rc[same].status == 0 && rc[same].opcode == 128 &&
+           rc[same].byte_len == s.rcqes[same].byte_len)
+      same++;
+    BLK_CHECK(same == rc.size() && same == s.rcqes.size(),
+              "rsp_random: QP %u: %zu receive completions, the model %zu, the first %zu alike",
+              q, rc.size(), s.rcqes.size(), same);
+  }
+  unsigned in_seq = 0, dups = 0, ahead = 0, nak_sum = 0, rnr_sum = 0, send_sum = 0;
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
     BLK_CHECK(s.needs.empty(), "rsp_random: QP %u: %zu requests unanswered (the first %s PSN %u)",
@@ -963,15 +1099,16 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     ahead += s.ahead;
     nak_sum += s.naks;
     rnr_sum += s.rnrs;
+    send_sum += s.sends;
   }
   // The QPs owing an ACK wait in turn, AckDelay cycles each at the head of
   // the queue: the k-th of them waits about k times AckDelay.
   BLK_CHECK(owed_max <= (kNQp + 1) * kAckDelay, "rsp_random: a request without AckReq "
             "acknowledged after %llu cycles", (unsigned long long)owed_max);
-  info("rsp_random: %u requests in sequence, %u SENDs without a receive WQE (RNR NAKs), %u "
-       "duplicates, %u ahead (%u gaps); %zu responses, %u of them delayed ACKs; a request "
-       "without AckReq acknowledged within %llu cycles",
-       in_seq, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0, unasked,
+  info("rsp_random: %u requests in sequence (%u SENDs placed and completed), %u SENDs without "
+       "a receive WQE (RNR NAKs), %u duplicates, %u ahead (%u gaps); %zu responses, %u of them "
+       "delayed ACKs; a request without AckReq acknowledged within %llu cycles",
+       in_seq, send_sum, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0, unasked,
        (unsigned long long)owed_max);
 }
 #endif
