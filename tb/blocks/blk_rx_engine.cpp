@@ -146,6 +146,7 @@ struct Bench {
   std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
   unsigned rewinds = 0;
   std::vector<Rewind> rws;   // the rewinds taken
+  std::vector<unsigned> rd_dones;   // READ/atomic credits returned: QPN
   std::vector<std::pair<unsigned, bool>> atomics;  // handed to the unit: PSN, duplicate
   // Host memory for the WQE reads: a read of len bytes at addr is answered
   // with its beats in order (failed ones if rd_err); the engine issues one
@@ -291,6 +292,7 @@ struct Bench {
 #if HAS_CPL
     if (t.scqe_valid_o && t.scqe_ready_i) take_cqe(vget(t.scqe_o, kCqeW), false);
     if (t.done_valid_o && t.done_ready_i) dones.emplace_back(t.done_qpn_o, t.done_ci_o);
+    if (t.rd_done_o) rd_dones.push_back(t.rd_done_qpn_o);
     if (t.rewind_valid_o && t.rewind_ready_i) {
       rewinds++;
       Bits r = vget(t.rewind_o, kRewindW);
@@ -360,11 +362,12 @@ struct Bench {
 #if HAS_CPL
   // Hands the completer an RC send WQE's in-flight record (rnic_pkg::infl_t).
   void record(unsigned qpn, unsigned idx, unsigned first, unsigned last, unsigned len,
-              unsigned kind = 0 /* InflNormal; 3: InflNoAck */, bool signaled = true) {
+              unsigned kind = 0 /* InflNormal; 3: InflNoAck */, bool signaled = true,
+              bool is_read = false) {
     Packer p(kInflW);
     p.f(24, qpn).f(8, 0).f(16, idx).f(2, kind).f(8, 0)
-        .f(8, 1 /* WcOpWrite */).f(1, signaled).f(1, 0).f(24, first).f(24, last)
-        .f(32, len);
+        .f(8, is_read ? 2 /* WcOpRead */ : 1 /* WcOpWrite */).f(1, signaled).f(1, is_read)
+        .f(24, first).f(24, last).f(32, len);
     vset(t.infl_i, p.done());
     BLK_CHECK(offer(t.infl_valid_i, [&] { return t.infl_ready_o; }), "record of QP %u not taken",
               qpn);
@@ -1129,7 +1132,11 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 // exactly the signaled WQEs retired (WQE index, length, success, RDMA
 // WRITE), each after the ACK that retires it, its progress reports never
 // go back and end at the number retired, its rewinds are the model's; no
-// QP error.
+// QP error. QPs 6 and 7 carry one-packet RDMA READs instead (their send
+// WQEs in host memory, one SGE in MR 5), answered in order by
+// READ_RESPONSE_ONLYs or duplicates of earlier ones: each response is one
+// placement job into the SGE, a READ completion when signaled, a READ
+// credit back; a duplicate changes nothing.
 void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
 {
   struct Rec {
@@ -1137,6 +1144,9 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     bool sig;
   };
   struct Model {
+    bool reads = false;            // QPs 6 and 7: one-packet READs only
+    std::vector<Bench::Place> places;   // expected (READ responses)
+    unsigned rd_credits = 0;       // READ credits to come back (rd_done_o)
     unsigned next_psn = 0, next_idx = 0, retired = 0;
     unsigned acked = 0;            // the last PSN acknowledged
     unsigned una = 0;              // the first PSN not acknowledged
@@ -1149,16 +1159,26 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     std::vector<uint64_t> cqe_ack; // the cycle the ACK retiring each was taken
   } m[kNQp];
   Rng rng(seed);
+  // The READs' send WQEs (16 of 64 bytes per QP: control, remote address,
+  // one SGE of 4 KiB in MR 5) and their buffers.
+  constexpr uint64_t kMrVa = 0x40000000, kMrIova = 0x900000000ull;
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 /* LOCAL_WRITE */, kMrVa, 1ull << 24, kMrIova};
+  auto sq_base = [](unsigned q) { return 0x200000ull + 0x1000ull * q; };
+  auto buf = [](unsigned q, unsigned i) { return kMrVa + 0x100000ull * q + 0x1000ull * (i % 16); };
   for (unsigned q = 0; q < kNQp; q++) {
     b.ctx[q] = fresh_qp();
+    b.ctx[q].sq_base = sq_base(q);
+    b.ctx[q].sq_log_size = 4;
+    b.ctx[q].sq_wqe_shift = 6;
+    m[q].reads = q >= 6;
     m[q].next_psn = q == 5 ? 0xfffffau : (unsigned)rng.range(0, 0xffffff);   // QP 5 wraps
     m[q].acked = psn_add(m[q].next_psn, -1);
     m[q].una = m[q].next_psn;
     b.ctx[q].retry_cnt = 7;
     b.ctx_write(q, 0, m[q].next_psn);
   }
-  size_t c0 = b.cqes.size(), d0 = b.dones.size(), e0 = b.errs.size();
-  size_t rw0 = b.rws.size();
+  size_t c0 = b.cqes.size(), d0 = b.dones.size(), e0 = b.errs.size(), p0 = b.places.size();
+  size_t rw0 = b.rws.size(), rd0 = b.rd_dones.size();
   unsigned late = 0, mid = 0, naks = 0;
   b.each_cycle = [&] {
     b.t.scqe_ready_i = rng.chance(0.7);
@@ -1169,7 +1189,27 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     Model &s = m[q];
     // More WQEs in flight first, up to 6.
     unsigned add = (unsigned)rng.range(0, 2);
-    for (unsigned k = 0; k < add && s.out.size() < 6; k++) {
+    for (unsigned k = 0; k < add && s.out.size() < 6 && s.reads; k++) {
+      // A READ of 1-4096 bytes into one SGE: its send WQE in host memory.
+      Rec r{s.next_idx, s.next_psn, s.next_psn, (unsigned)rng.range(1, 4096), !rng.chance(0.33)};
+      uint64_t w = sq_base(q) + 64ull * (r.idx % 16);
+      for (unsigned x = 0; x < 64; x++) b.mem[w + x] = 0;
+      b.mem[w] = 0x10;   // RDMA READ (rnic_wqe_op; the engine reads only ds and the SGEs)
+      b.mem[w + 2] = (uint8_t)r.idx;
+      b.mem[w + 3] = (uint8_t)(r.idx >> 8);
+      b.mem[w + 4] = 3;  // ds: control, remote address, one SGE
+      b.poke64(w + 16, 0x7000000);
+      b.poke32(w + 24, 0x1234);
+      b.poke32(w + 32, r.len);
+      b.poke32(w + 36, (5u << 8) | 0x33);
+      b.poke64(w + 40, buf(q, r.idx));
+      b.record(q, r.idx, r.first, r.last, r.len, 0, r.sig, true);
+      s.out.push_back(r);
+      s.rd_credits++;
+      s.next_idx = (s.next_idx + 1) & 0xffffu;
+      s.next_psn = psn_add(r.last, 1);
+    }
+    for (unsigned k = 0; k < add && s.out.size() < 6 && !s.reads; k++) {
       unsigned np = (unsigned)rng.range(1, 3);
       Rec r{s.next_idx, s.next_psn, psn_add(s.next_psn, (int)np - 1),
             (unsigned)rng.range(1, 3 * 4096), !rng.chance(0.33)};
@@ -1179,6 +1219,33 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
       s.next_psn = psn_add(r.last, 1);
     }
     if (s.out.empty()) continue;
+    if (s.reads) {
+      // The head READ's response (READ_RESPONSE_ONLY, AETH ACK), or a
+      // duplicate of an earlier one (behind the first PSN not acknowledged:
+      // nothing happens).
+      const Rec &h = s.out.front();
+      bool dup = rng.chance(0.15);
+      Desc d{q, dup ? psn_add(h.first, -1 - (int)rng.range(0, 2)) : h.first, 0x10, false,
+             dup ? 64u : h.len};
+      d.aeth_syn = kAethAck;
+      b.packet(d);
+      uint64_t at = g_cycle - 1;
+      if (dup) {
+        late++;
+      } else {
+        s.places.push_back(Bench::Place{q, h.first, 1, kMrIova + (buf(q, h.idx) - kMrVa), h.len});
+        if (h.sig) {
+          s.cqes.push_back(Cqe{q, h.idx, 0, 2, h.len});
+          s.cqe_ack.push_back(at);
+        }
+        s.retired = (s.retired + 1) & 0xffffu;
+        s.una = psn_add(h.last, 1);
+        s.acked = h.last;
+        s.out.pop_front();
+      }
+      b.run((unsigned)rng.range(0, 3));
+      continue;
+    }
     unsigned r = (unsigned)rng.range(0, 99), psn;
     bool nak = false;
     if (r < 50) psn = s.out[rng.range(0, s.out.size() - 1)].last;
@@ -1244,9 +1311,23 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     if (!any) mid++;
     b.run((unsigned)rng.range(0, 3));
   }
-  // What is still in flight is acknowledged at the end.
+  // What is still in flight is acknowledged at the end (READs: their
+  // responses, in order).
   for (unsigned q = 0; q < kNQp; q++) {
     Model &s = m[q];
+    while (s.reads && !s.out.empty()) {
+      const Rec &h = s.out.front();
+      Desc d{q, h.first, 0x10, false, h.len};
+      d.aeth_syn = kAethAck;
+      b.packet(d);
+      s.places.push_back(Bench::Place{q, h.first, 1, kMrIova + (buf(q, h.idx) - kMrVa), h.len});
+      if (h.sig) {
+        s.cqes.push_back(Cqe{q, h.idx, 0, 2, h.len});
+        s.cqe_ack.push_back(g_cycle - 1);
+      }
+      s.retired = (s.retired + 1) & 0xffffu;
+      s.out.pop_front();
+    }
     if (s.out.empty()) continue;
     b.ack(q, psn_add(s.next_psn, -1));
     for (const Rec &w : s.out) {
@@ -1276,7 +1357,7 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
     // a WQE completes nothing).
     size_t same = 0;
     while (same < got.size() && same < s.cqes.size() && got[same].wqe_idx == s.cqes[same].wqe_idx &&
-           got[same].status == 0 && got[same].opcode == 1 &&
+           got[same].status == 0 && got[same].opcode == s.cqes[same].opcode &&
            got[same].byte_len == s.cqes[same].byte_len && got_at[same] > s.cqe_ack[same])
       same++;
     BLK_CHECK(same == got.size() && same == s.cqes.size(),
@@ -1313,10 +1394,30 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
               got.size(), s.rws.size(), same);
     nrw += (unsigned)got.size();
   }
+  unsigned nplace = 0;
+  for (unsigned q = 0; q < kNQp; q++) {
+    const Model &s = m[q];
+    std::vector<Bench::Place> got;
+    for (size_t k = p0; k < b.places.size(); k++)
+      if (b.places[k].qpn == q) got.push_back(b.places[k]);
+    size_t same = 0;
+    while (same < got.size() && same < s.places.size() && got[same].psn == s.places[same].psn &&
+           got[same].nseg == 1 && got[same].addr == s.places[same].addr &&
+           got[same].len == s.places[same].len)
+      same++;
+    BLK_CHECK(same == got.size() && same == s.places.size(),
+              "cpl_random: QP %u: %zu placement jobs, the model %zu, the first %zu alike", q,
+              got.size(), s.places.size(), same);
+    nplace += (unsigned)got.size();
+    unsigned credits = 0;
+    for (size_t k = rd0; k < b.rd_dones.size(); k++) credits += b.rd_dones[k] == q;
+    BLK_CHECK(credits == s.rd_credits, "cpl_random: QP %u: %u READ credits back, the model %u",
+              q, credits, s.rd_credits);
+  }
   BLK_CHECK(b.errs.size() == e0, "cpl_random: %zu QP errors", b.errs.size() - e0);
-  info("cpl_random: %u ACKs and NAKs (%u sequence NAKs, %u rewinds; %u late or repeated, %u "
-       "retiring nothing), %u send completions, %zu progress reports", nacks, naks, nrw, late,
-       mid, ncqe, b.dones.size() - d0);
+  info("cpl_random: %u responses (%u sequence NAKs, %u rewinds; %u late or repeated, %u "
+       "retiring nothing), %u READ responses placed, %u send completions, %zu progress reports",
+       nacks, naks, nrw, late, mid, nplace, ncqe, b.dones.size() - d0);
 }
 #endif
 
