@@ -837,6 +837,25 @@ void rsp_doorbells(Bench &b)
 #endif
 
 
+// QP q's placement jobs since job p0 against the model's, in order (each one
+// segment; an address of ~0 is any); how many there were.
+unsigned check_places(const Bench &b, size_t p0, unsigned q, const std::vector<Bench::Place> &want,
+                      const char *who)
+{
+  std::vector<Bench::Place> got;
+  for (size_t k = p0; k < b.places.size(); k++)
+    if (b.places[k].qpn == q) got.push_back(b.places[k]);
+  size_t same = 0;
+  while (same < got.size() && same < want.size() && got[same].psn == want[same].psn &&
+         got[same].nseg == 1 && (want[same].addr == ~0ull || got[same].addr == want[same].addr) &&
+         got[same].len == want[same].len)
+    same++;
+  BLK_CHECK(same == got.size() && same == want.size(),
+            "%s: QP %u: %zu placement jobs, the model %zu, the first %zu alike", who, q,
+            got.size(), want.size(), same);
+  return (unsigned)got.size();
+}
+
 // PSN arithmetic modulo 2^24, as rnic_pkg::psn_ge.
 unsigned psn_add(unsigned p, int d) { return (unsigned)((int)p + d) & 0xffffffu; }
 bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; }
@@ -1060,19 +1079,9 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   // Each QP's placement jobs and receive completions, in order.
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
-    std::vector<Bench::Place> got;
-    for (size_t k = p0; k < b.places.size(); k++)
-      if (b.places[k].qpn == q) got.push_back(b.places[k]);
-    size_t same = 0;
-    while (same < got.size() && same < s.places.size() && got[same].psn == s.places[same].psn &&
-           got[same].nseg == 1 &&
-           (s.places[same].addr == ~0ull || got[same].addr == s.places[same].addr) &&
-           got[same].len == s.places[same].len)
-      same++;
-    BLK_CHECK(same == got.size() && same == s.places.size(),
-              "rsp_random: QP %u: %zu placement jobs, the model %zu, the first %zu alike", q,
-              got.size(), s.places.size(), same);
+    check_places(b, p0, q, s.places, "rsp_random");
     std::vector<Cqe> rc;
+    size_t same;
     for (size_t k = c0; k < b.cqes.size(); k++)
       if (b.cqes[k].qpn == q) rc.push_back(b.cqes[k]);
     same = 0;
@@ -1397,18 +1406,7 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
   unsigned nplace = 0;
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
-    std::vector<Bench::Place> got;
-    for (size_t k = p0; k < b.places.size(); k++)
-      if (b.places[k].qpn == q) got.push_back(b.places[k]);
-    size_t same = 0;
-    while (same < got.size() && same < s.places.size() && got[same].psn == s.places[same].psn &&
-           got[same].nseg == 1 && got[same].addr == s.places[same].addr &&
-           got[same].len == s.places[same].len)
-      same++;
-    BLK_CHECK(same == got.size() && same == s.places.size(),
-              "cpl_random: QP %u: %zu placement jobs, the model %zu, the first %zu alike", q,
-              got.size(), s.places.size(), same);
-    nplace += (unsigned)got.size();
+    nplace += check_places(b, p0, q, s.places, "cpl_random");
     unsigned credits = 0;
     for (size_t k = rd0; k < b.rd_dones.size(); k++) credits += b.rd_dones[k] == q;
     BLK_CHECK(credits == s.rd_credits, "cpl_random: QP %u: %u READ credits back, the model %u",
