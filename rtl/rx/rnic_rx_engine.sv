@@ -451,8 +451,8 @@ module rnic_rx_engine #(
   // AckEvery-th) leaves its QP owing one: the QP waits in u_owe (each QP
   // once) and, once it has waited AckDelay cycles, gets an ACK
   // of everything received so far (StAckOwed, taken before the next
-  // packet) - unless a job made for the QP since (an ACK, NAK or READ
-  // response: each acknowledges as much) paid it (owe_q cleared). Under
+  // packet) - unless a job made for the QP since (an ACK, NAK or a new
+  // READ's response: each acknowledges as much) paid it (owe_q cleared). Under
   // load the ACKs of the messages that ask cover the others and no frame
   // is sent for them. The marks are set and cleared a cycle after the arm
   // decides, for the QP of that cycle (wa_q).
@@ -2392,7 +2392,11 @@ module rnic_rx_engine #(
           end else if (!job_v_q) begin
             job_q <= njob_q;
             job_v_q <= 1'b1;
-            owe_clr_q <= 1'b1;
+            // A duplicate READ's responses carry its own, older PSNs: they
+            // acknowledge nothing received since, so a debt stays (until
+            // stop 54 they paid it, and the requester waited for its ACK
+            // timeout).
+            owe_clr_q <= !((njob_q.kind == rnic_pkg::JobRead) && njob_q.dup);
             st_q <= ret_st_q;
           end else if (ack_merge) begin
             job_q <= njob_q;

@@ -49,6 +49,10 @@
 //                with its PSN; no job of the engine's own;
 //   err_waits    a responder error while the ACK before it still waits
 //                for the transmit side: the NAK follows the ACK;
+//   dup_read_owe a WRITE without AckReq, then a duplicate READ: the READ
+//                is executed again (its job marked duplicate) and the
+//                WRITE's delayed ACK still follows (until stop 54 the
+//                duplicate's job paid the debt: no ACK ever);
 //   (cqe_roles, until stop 54: a send completion leaving while a receive
 //   completion waits, in one engine with both roles; two modules now.)
 #include "blk_common.h"
@@ -78,7 +82,7 @@ namespace {
 constexpr unsigned kNQp = 8;
 constexpr unsigned kRxDescW = 479, kSlotW = 2;
 constexpr unsigned kRspJobW = 243;
-constexpr uint8_t kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a,
+constexpr uint8_t kOpReadReq = 0x0c, kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a,
                   kOpWriteOnlyImm = 0x0b, kOpAck = 0x11;
 constexpr uint8_t kAethAck = 0x1f, kAethNakPsnSeq = 0x60, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
                   kAethNakRemOp = 0x63;
@@ -90,6 +94,9 @@ constexpr unsigned kAckDelay = 256;
 struct Job {
   uint64_t cycle;
   unsigned kind, qpn, psn, syn, msn;
+  uint64_t addr = 0;   // READ: bus address, length; answers a duplicate
+  unsigned len = 0;
+  bool dup = false;
 };
 
 struct Desc {
@@ -282,7 +289,8 @@ struct Bench {
     if (t.job_valid_o && t.job_ready_i) {
       Bits j = vget(t.job_o, kRspJobW);
       Job r{g_cycle, (unsigned)j.get(241, 2), (unsigned)j.get(217, 24),
-            (unsigned)j.get(193, 24), (unsigned)j.get(185, 8), (unsigned)j.get(161, 24)};
+            (unsigned)j.get(193, 24), (unsigned)j.get(185, 8), (unsigned)j.get(161, 24),
+            j.get(97, 64), (unsigned)j.get(65, 32), j.bit(0)};
       jobs.push_back(r);
     }
 #endif
@@ -415,6 +423,18 @@ struct Bench {
     return std::vector<Job>(jobs.begin() + (long)from, jobs.end());
   }
 };
+
+// A QP context as the cases start from: RTS, RC, MTU 4096, every access.
+QpCfg fresh_qp()
+{
+  QpCfg q;
+  q.state = 3;
+  q.qp_type = 2;
+  q.pmtu = 5;
+  q.access = 0xf;
+  q.max_dest_rd_atomic = 4;
+  return q;
+}
 
 #if HAS_RSP
 void expect_job(const char *c, const Job &j, unsigned qpn, unsigned psn, unsigned syn,
@@ -681,6 +701,35 @@ void rsp_errs(Bench &b)
             b.errs.size() - e0);
   b.ctx[5].state = 6;
   b.run(50);
+
+  // dup_read_owe: QP 1 takes a WRITE without AckReq (PSN 501, owing its
+  // ACK), then a duplicate READ of PSN 500: the READ is executed again, and
+  // the delayed ACK of 501 still follows.
+  b.ctx[1] = fresh_qp();
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 | 4, 0x40000000, 1ull << 24, 0x900000000ull};
+  b.ctx_write(1, 500);
+  b.packet(Desc{1, 500, kOpWriteOnly, true});
+  b.run(20);
+  j0 = b.jobs.size();
+  uint64_t t0 = g_cycle;
+  b.packet(Desc{1, 501, kOpWriteOnly, false});
+  b.run(5);
+  Desc rd{1, 500, kOpReadReq, false};
+  rd.reth_len = 64;
+  rd.reth_va = 0x40000000;
+  rd.reth_rkey = (5u << 8) | 0x33;
+  b.packet(rd);
+  b.run(kAckDelay + 40);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.size() == 2 && js[0].kind == 1 && js[0].dup && js[0].psn == 500,
+            "dup_read_owe: %zu jobs, the first of kind %u", js.size(),
+            js.empty() ? 9 : js[0].kind);
+  if (js.size() == 2) {
+    expect_job("dup_read_owe", js[1], 1, 501, kAethAck, 2);
+    BLK_CHECK(js[1].cycle - t0 <= kAckDelay + 20, "dup_read_owe: the ACK %llu cycles after "
+              "its WRITE", (unsigned long long)(js[1].cycle - t0));
+  }
+  b.mrs[5] = Bench::Mr{};
 }
 #endif
 
@@ -860,16 +909,6 @@ unsigned check_places(const Bench &b, size_t p0, unsigned q, const std::vector<B
 unsigned psn_add(unsigned p, int d) { return (unsigned)((int)p + d) & 0xffffffu; }
 bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; }
 
-QpCfg fresh_qp()
-{
-  QpCfg q;
-  q.state = 3;
-  q.qp_type = 2;
-  q.pmtu = 5;
-  q.access = 0xf;
-  q.max_dest_rd_atomic = 4;
-  return q;
-}
 
 #if HAS_RSP
 // rsp_random: zero-length RC WRITE_ONLYs and SEND_ONLYs of 1-256 bytes (a
@@ -900,10 +939,15 @@ QpCfg fresh_qp()
 void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 {
   struct Need {
-    uint8_t nak;     // a PSN-sequence NAK (0x60) or an RNR NAK (0x20) of psn; 0: any
-    unsigned psn;    // response acknowledging psn
+    uint8_t nak;     // a PSN-sequence NAK (0x60) or an RNR NAK (0x20) of psn; 1: a READ
+                     // job of psn (dup, len); 0: any response acknowledging psn
+    unsigned psn;
     uint64_t cycle;  // its request was taken in this cycle
+    bool dup = false;
+    unsigned len = 0, msn = 0;
+    uint64_t addr = 0;
   };
+
   struct Model {
     unsigned epsn = 0, msn = 0;
     bool nak_sent = false;
@@ -913,6 +957,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     std::deque<std::pair<unsigned, uint64_t>> owed;   // received without AckReq: PSN, cycle
     unsigned naks = 0, dups = 0, in_seq = 0, ahead = 0, rnrs = 0, sends = 0;
     unsigned rq_pi = 0, rq_ci = 0;   // receive WQEs posted, taken
+    unsigned rd_out = 0, reads = 0;  // READs not yet answered (rsp_done_i), and all
     std::vector<Bench::Place> places;   // expected placement jobs
     std::vector<Cqe> rcqes;             // expected receive completions
   } m[kNQp];
@@ -920,7 +965,8 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   // the MR their buffers lie in.
   constexpr unsigned kRqLog = 4, kSgeLen = 512;
   constexpr uint64_t kMrVa = 0x40000000, kMrIova = 0x900000000ull;
-  b.mrs[5] = Bench::Mr{true, 0x33, 1 /* LOCAL_WRITE */, kMrVa, 1ull << 24, kMrIova};
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 | 4 /* LOCAL_WRITE, REMOTE_READ */, kMrVa, 1ull << 24,
+                       kMrIova};
   auto rq_base = [](unsigned q) { return 0x100000ull + 0x1000ull * q; };
   auto buf = [](unsigned q, unsigned i) { return kMrVa + 0x100000ull * q + 0x1000ull * (i % 16); };
   auto post = [&](unsigned q, unsigned k) {
@@ -951,10 +997,22 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     b.ctx_write(q, m[q].epsn);
   }
   size_t j0 = b.jobs.size();
-  size_t c0 = b.cqes.size(), p0 = b.places.size();
+  size_t c0 = b.cqes.size(), p0 = b.places.size(), jseen = b.jobs.size();
+  // A READ's responses leave some cycles after its job is taken: its
+  // responder resource comes back then (rsp_done_i).
+  std::deque<std::pair<unsigned, uint64_t>> rsp_due;
   b.each_cycle = [&] {
     b.t.job_ready_i = rng.chance(0.7);
     b.t.rcqe_ready_i = rng.chance(0.7);
+    for (; jseen < b.jobs.size(); jseen++)
+      if (b.jobs[jseen].kind == 1 && !b.jobs[jseen].dup)
+        rsp_due.emplace_back(b.jobs[jseen].qpn, g_cycle + rng.range(3, 40));
+    b.t.rsp_done_i = !rsp_due.empty() && rsp_due.front().second <= g_cycle;
+    if (b.t.rsp_done_i) {
+      b.t.rsp_done_qpn_i = rsp_due.front().first;
+      m[rsp_due.front().first].rd_out--;
+      rsp_due.pop_front();
+    }
   };
   for (unsigned n = 0; n < npkts; n++) {
     // Receives posted now and then, on the even QPs (the odd ones have none).
@@ -969,30 +1027,55 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     else if (r < 85) psn = psn_add(s.epsn, -1 - (int)rng.range(0, 4));
     else psn = psn_add(s.epsn, 1 + (int)rng.range(0, 4));
     bool ack_req = rng.chance(0.5);
-    // A fifth are SEND_ONLYs of 1-256 bytes, to the receives posted.
-    bool send = rng.chance(0.2);
+    // A fifth are SEND_ONLYs of 1-256 bytes, to the receives posted; a
+    // fifth RDMA READs of 1-4096 bytes (in MR 5), fewer than
+    // max_dest_rd_atomic (4) outstanding per QP.
+    unsigned opr = (unsigned)rng.range(0, 99);
+    bool send = opr < 20;
+    bool read = opr >= 80 && !(psn == s.epsn && s.rd_out >= 4);
     unsigned len = send ? (unsigned)rng.range(1, 256) : 0;
-    b.packet(Desc{q, psn, send ? kOpSendOnly : kOpWriteOnly, ack_req, len});
+    Desc d{q, psn, send ? kOpSendOnly : read ? kOpReadReq : kOpWriteOnly, ack_req, len};
+    if (read) {
+      d.reth_len = (uint32_t)rng.range(1, 4096);
+      d.reth_va = kMrVa + 0x100000ull * q + 0x80000 + rng.range(0, 0x1000);
+      d.reth_rkey = (5u << 8) | 0x33;
+    }
+    b.packet(d);
     uint64_t at = g_cycle - 1;   // the cycle the engine took it
     bool rx_avail = s.rq_pi != s.rq_ci;
-    if (psn == s.epsn && send && rx_avail) {
-      // Placed into the receive's one SGE (its bus address in the MR),
-      // completed with its length; then as any request in sequence.
-      s.sends++;
-      s.places.push_back(Bench::Place{q, psn, 1, kMrIova + (buf(q, s.rq_ci) - kMrVa), len});
-      s.rcqes.push_back(Cqe{q, s.rq_ci, 0, 128, len});
-      s.rq_ci = (s.rq_ci + 1) & 0xffffu;
-    }
-    if (psn == s.epsn && send && !rx_avail) {
+    if (read && psn_ge(s.epsn, psn)) {
+      // A READ job: a new one takes a responder resource, advances the
+      // expected PSN by its one response packet and the MSN; a duplicate
+      // is executed again (its own RETH) without either.
+      bool dup = psn != s.epsn;
+      if (!dup) {
+        s.rd_out++;
+        s.reads++;
+        s.msn = (s.msn + 1) & 0xffffffu;
+        s.msn_at[psn] = {s.msn, at};
+        s.epsn = psn_add(psn, 1);
+        s.nak_sent = false;
+      }
+      s.needs.push_back({1, psn, at, dup, d.reth_len, s.msn, kMrIova + (d.reth_va - kMrVa)});
+    } else if (psn == s.epsn && send && !rx_avail) {
       // Receiver not ready: an RNR NAK of its PSN (with the QP's minimum
       // RNR timer, 0 here); the PSN is not taken, the gap state is cleared.
       s.rnrs++;
       s.nak_sent = false;
       s.needs.push_back({0x20, psn, at});
     } else if (psn == s.epsn) {
-      // A WRITE's placement job: one segment of its (zero) length, at an
-      // address that does not matter (it frees the frame slot).
-      if (!send) s.places.push_back(Bench::Place{q, psn, 1, ~0ull, 0});
+      if (send) {
+        // Placed into the receive's one SGE (its bus address in the MR),
+        // completed with its length; then as any request in sequence.
+        s.sends++;
+        s.places.push_back(Bench::Place{q, psn, 1, kMrIova + (buf(q, s.rq_ci) - kMrVa), len});
+        s.rcqes.push_back(Cqe{q, s.rq_ci, 0, 128, len});
+        s.rq_ci = (s.rq_ci + 1) & 0xffffu;
+      } else {
+        // A WRITE's placement job: one segment of its (zero) length, at an
+        // address that does not matter (it frees the frame slot).
+        s.places.push_back(Bench::Place{q, psn, 1, ~0ull, 0});
+      }
       s.in_seq++;
       s.msn = (s.msn + 1) & 0xffffffu;
       s.msn_at[psn] = {s.msn, at};
@@ -1024,9 +1107,41 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   bool have_prev[kNQp] = {};
   unsigned prev[kNQp] = {}, naks[kNQp] = {}, rnrs[kNQp] = {}, unasked = 0;
   uint64_t owed_max = 0;   // the longest a request without AckReq waited for its ACK
+  unsigned nreads = 0, ndupreads = 0;
   unsigned bad = 0;
   for (size_t k = j0; k < b.jobs.size(); k++) {
     const Job &j = b.jobs[k];
+    if (j.qpn < kNQp && j.kind == 1) {
+      // A READ job: the next of the QP's requests that wait for one (every
+      // request before it that asked for an ACK is answered by its
+      // response, unless it answers a duplicate).
+      Model &s = m[j.qpn];
+      if (!j.dup) {
+        while (!s.owed.empty() && s.owed.front().second < j.cycle &&
+               psn_ge(j.psn, s.owed.front().first))
+          s.owed.pop_front();
+        while (!s.needs.empty() && !s.needs.front().nak && s.needs.front().cycle < j.cycle &&
+               psn_ge(j.psn, s.needs.front().psn))
+          s.needs.pop_front();
+      }
+      const Need *w = s.needs.empty() ? nullptr : &s.needs.front();
+      bool ok = w && w->nak == 1 && w->psn == j.psn && w->dup == j.dup && w->len == j.len &&
+                w->addr == j.addr && w->msn == j.msn && w->cycle < j.cycle &&
+                (j.dup || !have_prev[j.qpn] || psn_ge(j.psn, prev[j.qpn]));
+      if (!ok && bad++ < 5)
+        fail("rsp_random: QP %u READ job PSN %u%s MSN %u length %u at cycle %llu: the model "
+             "waits for %s", j.qpn, j.psn, j.dup ? " (duplicate)" : "", j.msn, j.len,
+             (unsigned long long)j.cycle, w && w->nak == 1 ? "another READ" : "something else");
+      if (w && w->nak == 1 && w->psn == j.psn) s.needs.pop_front();
+      if (!j.dup) {
+        have_prev[j.qpn] = true;
+        prev[j.qpn] = j.psn;
+        nreads++;
+      } else {
+        ndupreads++;
+      }
+      continue;
+    }
     if (j.qpn >= kNQp || j.kind != 0 ||
         (j.syn != kAethAck && j.syn != kAethNakPsnSeq && j.syn != 0x20)) {
       if (bad++ < 5)
@@ -1117,11 +1232,12 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   // the queue: the k-th of them waits about k times AckDelay.
   BLK_CHECK(owed_max <= (kNQp + 1) * kAckDelay, "rsp_random: a request without AckReq "
             "acknowledged after %llu cycles", (unsigned long long)owed_max);
-  info("rsp_random: %u requests in sequence (%u SENDs placed and completed), %u SENDs without "
-       "a receive WQE (RNR NAKs), %u duplicates, %u ahead (%u gaps); %zu responses, %u of them "
-       "delayed ACKs; a request without AckReq acknowledged within %llu cycles",
-       in_seq, send_sum, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0, unasked,
-       (unsigned long long)owed_max);
+  info("rsp_random: %u requests in sequence (%u SENDs placed and completed), %u READ jobs and "
+       "%u of duplicate READs, %u SENDs without a receive WQE (RNR NAKs), %u duplicates, %u "
+       "ahead (%u gaps); %zu jobs, %u of them delayed ACKs; a request without AckReq "
+       "acknowledged within %llu cycles",
+       in_seq, send_sum, nreads, ndupreads, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0,
+       unasked, (unsigned long long)owed_max);
 }
 #endif
 
