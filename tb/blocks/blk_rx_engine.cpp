@@ -911,12 +911,14 @@ bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; 
 
 
 #if HAS_RSP
-// rsp_random: zero-length RC WRITE_ONLYs and SEND_ONLYs of 1-256 bytes (a
-// fifth) on the 8 QPs - in sequence (with and without AckReq), duplicates
-// and PSNs ahead of the expected one - with receives posted now and then on
-// the even QPs (one SGE of an MR each, read by the engine: no WQE cache), with
-// random gaps and a transmit side that takes a job in 70 % of the cycles,
-// against a model of IBTA's responder rules (C9-x, docs/transport.md):
+// rsp_random: zero-length RC WRITE_ONLYs, SEND_ONLYs of 1-256 bytes (a
+// fifth) and RDMA READs of 1-4096 bytes (a fifth) on the 8 QPs - in
+// sequence (with and without AckReq), duplicates and PSNs ahead of the
+// expected one - with receives posted now and then on the even QPs (one
+// SGE of an MR each, read by the engine: no WQE cache), READ resources
+// returned 3-40 cycles after each READ job, random gaps and a transmit side
+// that takes a job in 70 % of the cycles, against a model of IBTA's
+// responder rules (C9-x, docs/transport.md):
 //  - an in-sequence request advances the expected PSN and the MSN; one that
 //    asks for an ACK (AckReq) is answered by an ACK of its PSN or a later
 //    one; one that does not is covered by one later (the delayed ACK);
@@ -924,8 +926,11 @@ bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; 
 //    its SGE (the MR's bus address), a receive completion (the WQE's index,
 //    the SEND's length); with none posted, an RNR NAK of its PSN, and the
 //    expected PSN stays; an in-sequence WRITE's job has one empty segment;
-//  - a duplicate is answered by an ACK of the last PSN received (expected
-//    - 1) or later;
+//  - a READ in sequence is a READ job (its PSN, the new MSN, the bus address
+//    and length of its RETH) and takes one PSN; a duplicate READ is
+//    executed again (a job marked duplicate, the MSN as it stands);
+//  - a duplicate WRITE or SEND is answered by an ACK of the last PSN
+//    received (expected - 1) or later;
 //  - the first request ahead of the expected PSN gets a PSN-sequence NAK of
 //    the expected PSN; the requests after it, until the expected one
 //    arrives, get nothing (one NAK per gap);
