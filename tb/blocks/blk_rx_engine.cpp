@@ -82,7 +82,8 @@ namespace {
 constexpr unsigned kNQp = 8;
 constexpr unsigned kRxDescW = 479, kSlotW = 2;
 constexpr unsigned kRspJobW = 243;
-constexpr uint8_t kOpReadReq = 0x0c, kOpSendOnly = 0x04, kOpWriteMiddle = 0x07, kOpWriteOnly = 0x0a,
+constexpr uint8_t kOpReadReq = 0x0c, kOpSendOnly = 0x04, kOpWriteFirst = 0x06,
+                  kOpWriteMiddle = 0x07, kOpWriteLast = 0x08, kOpWriteOnly = 0x0a,
                   kOpWriteOnlyImm = 0x0b, kOpAck = 0x11;
 constexpr uint8_t kAethAck = 0x1f, kAethNakPsnSeq = 0x60, kAethNakInvReq = 0x61, kAethNakRemAcc = 0x62,
                   kAethNakRemOp = 0x63;
@@ -911,8 +912,9 @@ bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; 
 
 
 #if HAS_RSP
-// rsp_random: zero-length RC WRITE_ONLYs, SEND_ONLYs of 1-256 bytes (a
-// fifth) and RDMA READs of 1-4096 bytes (a fifth) on the 8 QPs - in
+// rsp_random: zero-length RC WRITE_ONLYs, WRITEs of 1-12288 bytes (1-3
+// packets), SEND_ONLYs of 1-256 bytes and RDMA READs of 1-4096 bytes on the
+// 8 QPs - in
 // sequence (with and without AckReq), duplicates and PSNs ahead of the
 // expected one - with receives posted now and then on the even QPs (one
 // SGE of an MR each, read by the engine: no WQE cache), READ resources
@@ -925,7 +927,9 @@ bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; 
 //  - an in-sequence SEND takes the next receive WQE: one placement job into
 //    its SGE (the MR's bus address), a receive completion (the WQE's index,
 //    the SEND's length); with none posted, an RNR NAK of its PSN, and the
-//    expected PSN stays; an in-sequence WRITE's job has one empty segment;
+//    expected PSN stays; a WRITE's packet is one placement job at its
+//    offset in the RETH's buffer (the MR's bus address; a zero-length
+//    WRITE's job has one empty segment), its last packet completes it;
 //  - a READ in sequence is a READ job (its PSN, the new MSN, the bus address
 //    and length of its RETH) and takes one PSN; a duplicate READ is
 //    executed again (a job marked duplicate, the MSN as it stands);
@@ -938,7 +942,7 @@ bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; 
 //    MSN of that PSN, and a QP's acknowledged PSNs never go back;
 //  - a response acknowledges more than the QP's previous one, or repeats it
 //    for a duplicate (one repeat per duplicate at most);
-//  - every PSN received is acknowledged in the end: a QP owing an ACK waits
+//  - every message received is acknowledged in the end: a QP owing an ACK waits
 //    AckDelay cycles at the head of the responder's queue of such QPs (so
 //    with 8 QPs owing, the last waits about 8 times AckDelay).
 void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
@@ -963,6 +967,9 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     unsigned naks = 0, dups = 0, in_seq = 0, ahead = 0, rnrs = 0, sends = 0;
     unsigned rq_pi = 0, rq_ci = 0;   // receive WQEs posted, taken
     unsigned rd_out = 0, reads = 0;  // READs not yet answered (rsp_done_i), and all
+    bool wr_on = false;              // a WRITE of several packets under way:
+    unsigned wr_len = 0, wr_off = 0, wrs = 0;   // its length, bytes so far; such WRITEs
+    uint64_t wr_va = 0;
     std::vector<Bench::Place> places;   // expected placement jobs
     std::vector<Cqe> rcqes;             // expected receive completions
   } m[kNQp];
@@ -970,8 +977,8 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   // the MR their buffers lie in.
   constexpr unsigned kRqLog = 4, kSgeLen = 512;
   constexpr uint64_t kMrVa = 0x40000000, kMrIova = 0x900000000ull;
-  b.mrs[5] = Bench::Mr{true, 0x33, 1 | 4 /* LOCAL_WRITE, REMOTE_READ */, kMrVa, 1ull << 24,
-                       kMrIova};
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 | 2 | 4 /* LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ */, kMrVa,
+                       1ull << 24, kMrIova};
   auto rq_base = [](unsigned q) { return 0x100000ull + 0x1000ull * q; };
   auto buf = [](unsigned q, unsigned i) { return kMrVa + 0x100000ull * q + 0x1000ull * (i % 16); };
   auto post = [&](unsigned q, unsigned k) {
@@ -1035,9 +1042,14 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     // A fifth are SEND_ONLYs of 1-256 bytes, to the receives posted; a
     // fifth RDMA READs of 1-4096 bytes (in MR 5), fewer than
     // max_dest_rd_atomic (4) outstanding per QP.
+    // Another sixth, WRITEs of 1-12288 bytes into MR 5 (one to three 4096-byte
+    // packets); while one is under way its next packet is the request in
+    // sequence.
     unsigned opr = (unsigned)rng.range(0, 99);
-    bool send = opr < 20;
-    bool read = opr >= 80 && !(psn == s.epsn && s.rd_out >= 4);
+    bool cont = psn == s.epsn && s.wr_on;
+    bool start = psn == s.epsn && !s.wr_on && opr >= 20 && opr < 37;
+    bool send = opr < 20 && !cont;
+    bool read = opr >= 80 && !cont && !(psn == s.epsn && s.rd_out >= 4);
     unsigned len = send ? (unsigned)rng.range(1, 256) : 0;
     Desc d{q, psn, send ? kOpSendOnly : read ? kOpReadReq : kOpWriteOnly, ack_req, len};
     if (read) {
@@ -1045,10 +1057,45 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
       d.reth_va = kMrVa + 0x100000ull * q + 0x80000 + rng.range(0, 0x1000);
       d.reth_rkey = (5u << 8) | 0x33;
     }
+    if (start) {
+      s.wr_len = (unsigned)rng.range(1, 3 * 4096);
+      s.wr_off = 0;
+      s.wr_va = kMrVa + 0x100000ull * q + 0x40000 + rng.range(0, 0x100);
+      d.reth_len = s.wr_len;
+      d.reth_va = s.wr_va;
+      d.reth_rkey = (5u << 8) | 0x33;
+    }
+    bool wr_last = false;
+    if (start || cont) {
+      unsigned rest = s.wr_len - s.wr_off;
+      wr_last = rest <= 4096;
+      d.pay_len = std::min(rest, 4096u);
+      d.op = start ? (wr_last ? kOpWriteOnly : kOpWriteFirst) :
+                     (wr_last ? kOpWriteLast : kOpWriteMiddle);
+      d.ack_req = wr_last && ack_req;
+    }
     b.packet(d);
     uint64_t at = g_cycle - 1;   // the cycle the engine took it
     bool rx_avail = s.rq_pi != s.rq_ci;
-    if (read && psn_ge(s.epsn, psn)) {
+    if (start || cont) {
+      // One placement job per packet, at its offset in the WRITE's buffer;
+      // the last packet completes the message (MSN) and asks for the ACK or
+      // leaves the QP owing one.
+      s.places.push_back(Bench::Place{q, psn, 1, kMrIova + (s.wr_va + s.wr_off - kMrVa),
+                                      d.pay_len});
+      s.wr_off += d.pay_len;
+      s.wr_on = !wr_last;
+      s.in_seq++;
+      if (wr_last) {
+        s.wrs++;
+        s.msn = (s.msn + 1) & 0xffffffu;
+      }
+      s.msn_at[psn] = {s.msn, at};
+      s.epsn = psn_add(psn, 1);
+      s.nak_sent = false;
+      if (wr_last && d.ack_req) s.needs.push_back({0, psn, at});
+      else if (wr_last) s.owed.emplace_back(psn, at);
+    } else if (read && psn_ge(s.epsn, psn)) {
       // A READ job: a new one takes a responder resource, advances the
       // expected PSN by its one response packet and the MSN; a duplicate
       // is executed again (its own RETH) without either.
@@ -1213,7 +1260,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
               "rsp_random: QP %u: %zu receive completions, the model %zu, the first %zu alike",
               q, rc.size(), s.rcqes.size(), same);
   }
-  unsigned in_seq = 0, dups = 0, ahead = 0, nak_sum = 0, rnr_sum = 0, send_sum = 0;
+  unsigned in_seq = 0, dups = 0, ahead = 0, nak_sum = 0, rnr_sum = 0, send_sum = 0, wr_sum = 0;
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
     BLK_CHECK(s.needs.empty(), "rsp_random: QP %u: %zu requests unanswered (the first %s PSN %u)",
@@ -1222,26 +1269,33 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     BLK_CHECK(naks[q] == s.naks && rnrs[q] == s.rnrs,
               "rsp_random: QP %u: %u sequence NAKs and %u RNR NAKs, the model %u and %u", q,
               naks[q], rnrs[q], s.naks, s.rnrs);
-    if (s.in_seq)
-      BLK_CHECK(have_prev[q] && prev[q] == psn_add(s.epsn, -1),
-                "rsp_random: QP %u: last acknowledged PSN %u, last received %u", q, prev[q],
-                psn_add(s.epsn, -1));
+    // Every message received is acknowledged (a WRITE still under way may
+    // not be yet).
+    if (s.in_seq) {
+      unsigned last = psn_add(s.epsn, -1);
+      unsigned done = s.wr_on ? psn_add(s.epsn, -1 - (int)(s.wr_off / 4096)) : last;
+      BLK_CHECK(have_prev[q] && psn_ge(prev[q], done) && psn_ge(last, prev[q]),
+                "rsp_random: QP %u: last acknowledged PSN %u, last message's last PSN %u, last "
+                "received %u", q, prev[q], done, last);
+    }
     in_seq += s.in_seq;
     dups += s.dups;
     ahead += s.ahead;
     nak_sum += s.naks;
     rnr_sum += s.rnrs;
     send_sum += s.sends;
+    wr_sum += s.wrs;
   }
   // The QPs owing an ACK wait in turn, AckDelay cycles each at the head of
   // the queue: the k-th of them waits about k times AckDelay.
   BLK_CHECK(owed_max <= (kNQp + 1) * kAckDelay, "rsp_random: a request without AckReq "
             "acknowledged after %llu cycles", (unsigned long long)owed_max);
-  info("rsp_random: %u requests in sequence (%u SENDs placed and completed), %u READ jobs and "
+  info("rsp_random: %u requests in sequence (%u SENDs placed and completed, %u WRITEs of 1-3 "
+       "packets placed), %u READ jobs and "
        "%u of duplicate READs, %u SENDs without a receive WQE (RNR NAKs), %u duplicates, %u "
        "ahead (%u gaps); %zu jobs, %u of them delayed ACKs; a request without AckReq "
        "acknowledged within %llu cycles",
-       in_seq, send_sum, nreads, ndupreads, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0,
+       in_seq, send_sum, wr_sum, nreads, ndupreads, rnr_sum, dups, ahead, nak_sum, b.jobs.size() - j0,
        unasked, (unsigned long long)owed_max);
 }
 #endif
