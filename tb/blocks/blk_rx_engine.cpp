@@ -152,7 +152,6 @@ struct Bench {
   std::vector<Cqe> cqes;
   std::vector<uint64_t> cqe_at;   // the cycle each was taken
   std::vector<std::pair<unsigned, unsigned>> dones;  // progress reports: QPN, done_ci
-  unsigned rewinds = 0;
   std::vector<Rewind> rws;   // the rewinds taken
   std::vector<unsigned> rd_dones;   // READ/atomic credits returned: QPN
   std::vector<std::pair<unsigned, bool>> atomics;  // handed to the unit: PSN, duplicate
@@ -303,7 +302,6 @@ struct Bench {
     if (t.done_valid_o && t.done_ready_i) dones.emplace_back(t.done_qpn_o, t.done_ci_o);
     if (t.rd_done_o) rd_dones.push_back(t.rd_done_qpn_o);
     if (t.rewind_valid_o && t.rewind_ready_i) {
-      rewinds++;
       Bits r = vget(t.rewind_o, kRewindW);
       rws.push_back(Rewind{(unsigned)r.get(65, 24), (unsigned)r.get(49, 16),
                            (unsigned)r.get(25, 24), (unsigned)r.get(1, 24), r.bit(0)});
@@ -548,17 +546,17 @@ void cpl_naks(Bench &b)
   b.record(6, 0, 100, 100, 64);
   size_t c0 = b.cqes.size(), d0 = b.dones.size();
   e0 = b.errs.size();
-  unsigned rw0 = b.rewinds;
+  size_t rw0 = b.rws.size();
   Desc nak{6, 90, kOpAck, false};
   nak.aeth_syn = kAethRnr;
   b.packet(nak);
   nak.aeth_syn = kAethNakRemAcc;
   b.packet(nak);
   b.run(100);
-  BLK_CHECK(b.cqes.size() == c0 && b.errs.size() == e0 && b.rewinds == rw0 &&
+  BLK_CHECK(b.cqes.size() == c0 && b.errs.size() == e0 && b.rws.size() == rw0 &&
                 b.dones.size() == d0,
-            "late_naks: %zu completions, %zu QP errors, %u rewinds, %zu reports after two "
-            "late NAKs", b.cqes.size() - c0, b.errs.size() - e0, b.rewinds - rw0,
+            "late_naks: %zu completions, %zu QP errors, %zu rewinds, %zu reports after two "
+            "late NAKs", b.cqes.size() - c0, b.errs.size() - e0, b.rws.size() - rw0,
             b.dones.size() - d0);
   b.ack(6, 100);
   b.run(30);
@@ -572,7 +570,7 @@ void cpl_naks(Bench &b)
   }
   BLK_CHECK(b.dones.size() == d0 + 1 && b.dones.back().first == 6 && b.dones.back().second == 1,
             "late_naks: %zu progress reports", b.dones.size() - d0);
-  BLK_CHECK(b.errs.size() == e0 && b.rewinds == rw0, "late_naks: an error or rewind");
+  BLK_CHECK(b.errs.size() == e0 && b.rws.size() == rw0, "late_naks: an error or rewind");
   b.run(50);
 
   // tx_fault: QP 6's WQE 0 completed; a payload read failure reported now
