@@ -214,8 +214,6 @@ module rnic_rx_engine #(
   localparam int unsigned QpW = $clog2(NQp);
   localparam int unsigned RingW = $clog2(InflDepth);
   localparam int unsigned WqeBits = rnic_pkg::WqeBits;
-  localparam int unsigned BeatsMax = WqeBits / DataW;
-  localparam int unsigned BeatW = (BeatsMax > 1) ? $clog2(BeatsMax) : 1;
 
   // ---------------------------------------------------------------------------
   // Per-QP state
@@ -569,17 +567,13 @@ module rnic_rx_engine #(
   endfunction
 
   // ---------------------------------------------------------------------------
-  // WQE fetch for placement
+  // WQE fetch for placement (u_wqe_fetch below): the states name the WQE
+  // (wqe_addr_q, wqe_len_q); StFetchReq and StFetchData read it.
   // ---------------------------------------------------------------------------
   logic [63:0] wqe_addr_q;
   logic [15:0] wqe_len_q;
   logic [WqeBits-1:0] wqe_q;
-  logic [BeatW-1:0] beat_q;
-  logic wqe_err_q;
-  assign rd_req_valid_o = (st_q == StFetchReq);
-  assign rd_req_addr_o = wqe_addr_q;
-  assign rd_req_len_o = wqe_len_q;
-  assign rd_rsp_ready_o = (st_q == StFetchData);
+  logic wqe_err_q, wqe_sent, wqe_done;
 
   // ---------------------------------------------------------------------------
   // SGE mapping: message bytes [moff, moff+plen) onto the WQE's SGEs
@@ -1326,12 +1320,9 @@ module rnic_rx_engine #(
     end
   end
 
-  // The SGE count of a fetched WQE: RQ WQEs say it in byte 0; SQ WQEs have
-  // ds - (segments before the data) data segments.
-  logic [7:0] f_b0, f_ds, f_cnt;
-  assign f_b0 = (beat_q == '0) ? rd_rsp_data_i[7:0] : wqe_q[7:0];
-  assign f_ds = (beat_q == '0) ? rd_rsp_data_i[39:32] : wqe_q[39:32];
-  assign f_cnt = (sge_first_q == 3'd1) ? f_b0 : (f_ds - {5'd0, sge_first_q});
+  // The SGE count of a fetched WQE (u_wqe_fetch): RQ WQEs say it in byte
+  // 0; SQ WQEs have ds - (segments before the data) data segments.
+  logic [7:0] f_cnt;
 
   // StMap's rkey path (WRITE, READ request, atomic): an operation the QP's
   // access flags do not enable is an invalid request; a key, range or
@@ -1348,7 +1339,7 @@ module rnic_rx_engine #(
   // or taken from the cache starts a list; StMap walks it for a receive or
   // response (map_walk), walks it again for a UD receive's payload after
   // its GRH area (map_rewalk), and sets a WRITE's one segment.
-  assign map_start = ((st_sel == StFetchData) && rd_rsp_valid_i && rd_rsp_last_i) || rwc_use;
+  assign map_start = wqe_done || rwc_use;
   assign map_cnt = rwc_use ? ((rwc_cnt > 8'd4) ? 3'd5 : rwc_cnt[2:0]) :
                              ((f_cnt > 8'd4) ? 3'd5 : f_cnt[2:0]);
   assign map_walk = (st_sel == StMap) && !is_write && !is_read_req && !is_atomic &&
@@ -1368,22 +1359,38 @@ module rnic_rx_engine #(
     .nseg_o(nseg), .seg_addr_o(seg_addr), .seg_len_o(seg_len), .seg_poff_o(seg_poff)
   );
 
-  // The WQE being read (StFetchReq, StFetchData) or taken from the cache,
-  // in a process of its own: Yosys 0.23's proc_mux matches each signal of
-  // a process bit by bit against the assignments on its path, so its time
-  // grows with width times assignments, and these 2,048 bits in the state
-  // machine's process took most of the engine's preparation for a proof.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      wqe_q <= '0;
-    end else if (rwc_use) begin
-      wqe_q <= WqeBits'(rwc_lk_data_i);
-    end else if ((st_sel == StFetchReq) && rd_req_ready_i) begin
-      wqe_q <= '0;
-    end else if ((st_sel == StFetchData) && rd_rsp_valid_i) begin
-      wqe_q[beat_q*DataW +: DataW] <= rd_rsp_data_i;
-    end
-  end
+  // The WQE being read (StFetchReq, StFetchData) or taken from the cache
+  // (rwc_use, with its error flag).
+  rnic_rx_wqe_fetch #(
+    .DataW(DataW),
+    .WqeBits(WqeBits),
+    .LoadBits(rnic_pkg::RwqeBits)
+  ) u_wqe_fetch (
+    .clk_i,
+    .rst_ni,
+    .addr_i(wqe_addr_q),
+    .len_i(wqe_len_q),
+    .req_i(st_q == StFetchReq),
+    .collect_i(st_q == StFetchData),
+    .sent_o(wqe_sent),
+    .done_o(wqe_done),
+    .load_i(rwc_use),
+    .load_data_i(rwc_lk_data_i),
+    .load_err_i(rwc_lk_err_i),
+    .first_i(sge_first_q),
+    .cnt_o(f_cnt),
+    .wqe_o(wqe_q),
+    .err_o(wqe_err_q),
+    .rd_req_valid_o,
+    .rd_req_ready_i,
+    .rd_req_addr_o,
+    .rd_req_len_o,
+    .rd_rsp_valid_i,
+    .rd_rsp_ready_o,
+    .rd_rsp_data_i,
+    .rd_rsp_last_i,
+    .rd_rsp_err_i
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -1409,8 +1416,6 @@ module rnic_rx_engine #(
       njob_q <= '0;
       wqe_addr_q <= '0;
       wqe_len_q <= '0;
-      beat_q <= '0;
-      wqe_err_q <= 1'b0;
       sge_first_q <= '0;
       moff_q <= '0;
       plen_q <= '0;
@@ -2152,20 +2157,10 @@ module rnic_rx_engine #(
           if (ctx.state == rnic_pkg::QpsReset) st_q <= StDrop;
         end
         StFetchReq: begin
-          if (rd_req_ready_i) begin
-            beat_q <= '0;
-            wqe_err_q <= 1'b0;
-            st_q <= StFetchData;
-          end
+          if (wqe_sent) st_q <= StFetchData;
         end
         StFetchData: begin
-          if (rd_rsp_valid_i) begin
-            beat_q <= beat_q + 1'b1;
-            if (rd_rsp_err_i) wqe_err_q <= 1'b1;
-            if (rd_rsp_last_i) begin
-              st_q <= (ctx.state == rnic_pkg::QpsReset) ? StDrop : StMap;   // (map_start)
-            end
-          end
+          if (wqe_done) st_q <= (ctx.state == rnic_pkg::QpsReset) ? StDrop : StMap;   // (map_start)
         end
         StMap: begin
           if (is_write || is_read_req || is_atomic) begin
@@ -2529,9 +2524,8 @@ module rnic_rx_engine #(
       // would serve the QP's next WQE of that index.
       if (hint_rst) rwc_hint_q <= 1'b0;
 
-      // A WQE from the cache (rwc_use) skips the read: the mapping starts
-      // (map_start) as at the end of StFetchData.
-      if (rwc_use) wqe_err_q <= rwc_lk_err_i;
+      // (A WQE from the cache, rwc_use, skips the read: the mapping starts,
+      // map_start, as at the end of StFetchData.)
       if (st_sel == StReq) rwc_sq_q <= 1'b0;
 
       // The ACK timer after progress, in StTmrUpd or at the end of a plain
