@@ -444,43 +444,33 @@ module rnic_rx_engine #(
     logic unused_flp;
     assign unused_flp = ^{fl_yield, flp_pop};
   end
-  // Delayed ACKs. A message whose last packet does not ask for an ACK
-  // (AckReq clear: rnic_requester asks on signaled WQEs and on every
-  // AckEvery-th) leaves its QP owing one: the QP waits in u_owe (each QP
-  // once) and, once it has waited AckDelay cycles, gets an ACK
-  // of everything received so far (StAckOwed, taken before the next
-  // packet) - unless a job made for the QP since (an ACK, NAK or a new
-  // READ's response: each acknowledges as much) paid it (owe_q cleared). Under
-  // load the ACKs of the messages that ask cover the others and no frame
-  // is sent for them. The marks are set and cleared a cycle after the arm
-  // decides, for the QP of that cycle (wa_q).
-  localparam logic [8:0] AckDelay = 9'd256;
+  // Delayed ACKs (u_ack_delay, the responder's): a message whose last
+  // packet does not ask for an ACK (AckReq clear: rnic_requester asks on
+  // signaled WQEs and on every AckEvery-th) leaves its QP owing one, which
+  // StAckOwed sends AckDelay cycles later (taken before the next packet)
+  // unless a job made for the QP since paid it. The marks are set and
+  // cleared a cycle after the arm decides, for the QP of that cycle (wa_q).
+  localparam int unsigned AckDelay = 256;
   logic owe_set_q, owe_clr_q;
   logic owe_valid, owe_first, owe_take;
   logic [QpW-1:0] owe_qpn;
   if (Responder) begin : g_owe
-    logic owe_pop, owe_live;
-    logic [NQp-1:0] owe_q;
-    logic [8:0] owe_age_q;
-    rnic_uniq_fifo #(.Width(QpW)) u_owe (
-      .clk_i, .rst_ni,
-      .in_valid_i(owe_set_q), .in_data_i(wa_q),
-      .out_valid_o(owe_valid), .out_ready_i(owe_pop), .out_data_o(owe_qpn)
+    rnic_ack_delay #(
+      .NQp(NQp),
+      .Delay(AckDelay)
+    ) u_ack_delay (
+      .clk_i,
+      .rst_ni,
+      .set_i(owe_set_q),
+      .clr_i(owe_clr_q),
+      .qpn_i(wa_q),
+      .rst_i(qp_wr_i && (qp_wr_idx_i < 24'(NQp))),
+      .rst_qpn_i(qp_wr_idx_i[QpW-1:0]),
+      .valid_o(owe_valid),
+      .due_o(owe_first),
+      .qpn_o(owe_qpn),
+      .take_i(owe_take)
     );
-    assign owe_live = owe_valid && owe_q[owe_qpn];
-    assign owe_first = owe_live && (owe_age_q == AckDelay);
-    assign owe_pop = owe_valid && (!owe_live || owe_take);
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        owe_q <= '0;
-        owe_age_q <= '0;
-      end else begin
-        if (owe_clr_q) owe_q[wa_q] <= 1'b0;
-        if (qp_wr_i && (qp_wr_idx_i < 24'(NQp))) owe_q[qp_wr_idx_i[QpW-1:0]] <= 1'b0;
-        if (owe_set_q) owe_q[wa_q] <= 1'b1;
-        owe_age_q <= (owe_pop || !owe_live) ? '0 : owe_first ? owe_age_q : owe_age_q + 9'd1;
-      end
-    end
   end else begin : g_no_owe
     assign owe_valid = 1'b0;
     assign owe_qpn = '0;
