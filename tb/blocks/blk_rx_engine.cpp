@@ -945,9 +945,11 @@ bool psn_ge(unsigned a, unsigned b) { return ((a - b) & 0xffffffu) < 0x800000u; 
 //    with 8 QPs owing, the last waits about 8 times AckDelay).
 void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
 {
+  // What a request waits for: any response acknowledging its PSN, its READ
+  // job, or a NAK of its PSN (the values are the NAKs' AETH syndromes).
+  enum class Want : uint8_t { Ack = 0, Read = 1, RnrNak = 0x20, SeqNak = kAethNakPsnSeq };
   struct Need {
-    uint8_t nak;     // a PSN-sequence NAK (0x60) or an RNR NAK (0x20) of psn; 1: a READ
-                     // job of psn (dup, len); 0: any response acknowledging psn
+    Want what;
     unsigned psn;
     uint64_t cycle;  // its request was taken in this cycle
     bool dup = false;
@@ -1091,7 +1093,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
       s.msn_at[psn] = {s.msn, at};
       s.epsn = psn_add(psn, 1);
       s.nak_sent = false;
-      if (wr_last && d.ack_req) s.needs.push_back({0, psn, at});
+      if (wr_last && d.ack_req) s.needs.push_back({Want::Ack, psn, at});
       else if (wr_last) s.owed.emplace_back(psn, at);
     } else if (read && psn_ge(s.epsn, psn)) {
       // A READ job: a new one takes a responder resource, advances the
@@ -1106,13 +1108,13 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
         s.epsn = psn_add(psn, 1);
         s.nak_sent = false;
       }
-      s.needs.push_back({1, psn, at, dup, d.reth_len, s.msn, kMrIova + (d.reth_va - kMrVa)});
+      s.needs.push_back({Want::Read, psn, at, dup, d.reth_len, s.msn, kMrIova + (d.reth_va - kMrVa)});
     } else if (psn == s.epsn && send && !rx_avail) {
       // Receiver not ready: an RNR NAK of its PSN (with the QP's minimum
       // RNR timer, 0 here); the PSN is not taken, the gap state is cleared.
       s.rnrs++;
       s.nak_sent = false;
-      s.needs.push_back({0x20, psn, at});
+      s.needs.push_back({Want::RnrNak, psn, at});
     } else if (psn == s.epsn) {
       if (send) {
         // Placed into the receive's one SGE (its bus address in the MR),
@@ -1131,18 +1133,18 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
       s.msn_at[psn] = {s.msn, at};
       s.epsn = psn_add(psn, 1);
       s.nak_sent = false;
-      if (ack_req) s.needs.push_back({0, psn, at});
+      if (ack_req) s.needs.push_back({Want::Ack, psn, at});
       else s.owed.emplace_back(psn, at);
     } else if (psn_ge(psn_add(s.epsn, -1), psn)) {
       s.dups++;
-      s.needs.push_back({0, psn_add(s.epsn, -1), at});
+      s.needs.push_back({Want::Ack, psn_add(s.epsn, -1), at});
       s.dup_at.push_back(at);
     } else {
       s.ahead++;
       if (!s.nak_sent) {
         s.nak_sent = true;
         s.naks++;
-        s.needs.push_back({kAethNakPsnSeq, s.epsn, at});
+        s.needs.push_back({Want::SeqNak, s.epsn, at});
       }
     }
     unsigned gap = rng.chance(0.02) ? (unsigned)rng.range(kAckDelay, kAckDelay + 40)
@@ -1170,19 +1172,19 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
         while (!s.owed.empty() && s.owed.front().second < j.cycle &&
                psn_ge(j.psn, s.owed.front().first))
           s.owed.pop_front();
-        while (!s.needs.empty() && !s.needs.front().nak && s.needs.front().cycle < j.cycle &&
+        while (!s.needs.empty() && s.needs.front().what == Want::Ack && s.needs.front().cycle < j.cycle &&
                psn_ge(j.psn, s.needs.front().psn))
           s.needs.pop_front();
       }
       const Need *w = s.needs.empty() ? nullptr : &s.needs.front();
-      bool ok = w && w->nak == 1 && w->psn == j.psn && w->dup == j.dup && w->len == j.len &&
+      bool ok = w && w->what == Want::Read && w->psn == j.psn && w->dup == j.dup && w->len == j.len &&
                 w->addr == j.addr && w->msn == j.msn && w->cycle < j.cycle &&
                 (j.dup || !have_prev[j.qpn] || psn_ge(j.psn, prev[j.qpn]));
       if (!ok && bad++ < 5)
         fail("rsp_random: QP %u READ job PSN %u%s MSN %u length %u at cycle %llu: the model "
              "waits for %s", j.qpn, j.psn, j.dup ? " (duplicate)" : "", j.msn, j.len,
-             (unsigned long long)j.cycle, w && w->nak == 1 ? "another READ" : "something else");
-      if (w && w->nak == 1 && w->psn == j.psn) s.needs.pop_front();
+             (unsigned long long)j.cycle, w && w->what == Want::Read ? "another READ" : "something else");
+      if (w && w->what == Want::Read && w->psn == j.psn) s.needs.pop_front();
       if (!j.dup) {
         have_prev[j.qpn] = true;
         prev[j.qpn] = j.psn;
@@ -1212,7 +1214,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
       owed_max = std::max(owed_max, j.cycle - s.owed.front().second);
       s.owed.pop_front();
     }
-    while (!s.needs.empty() && !s.needs.front().nak && s.needs.front().cycle < j.cycle &&
+    while (!s.needs.empty() && s.needs.front().what == Want::Ack && s.needs.front().cycle < j.cycle &&
            psn_ge(acked, s.needs.front().psn)) {
       s.needs.pop_front();
       answers = true;
@@ -1220,7 +1222,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
     if (nak) {
       if (j.syn == kAethNakPsnSeq) naks[j.qpn]++;
       else rnrs[j.qpn]++;
-      bool match = !s.needs.empty() && s.needs.front().nak == j.syn &&
+      bool match = !s.needs.empty() && (uint8_t)s.needs.front().what == j.syn &&
                    s.needs.front().psn == j.psn && s.needs.front().cycle < j.cycle;
       ok = ok && match;
       if (match) s.needs.pop_front();
@@ -1262,7 +1264,7 @@ void rsp_random(Bench &b, uint64_t seed, unsigned npkts)
   for (unsigned q = 0; q < kNQp; q++) {
     const Model &s = m[q];
     BLK_CHECK(s.needs.empty(), "rsp_random: QP %u: %zu requests unanswered (the first %s PSN %u)",
-              q, s.needs.size(), !s.needs.empty() && s.needs.front().nak ? "NAK of" : "ACK of",
+              q, s.needs.size(), !s.needs.empty() && s.needs.front().what != Want::Ack ? "NAK or READ of" : "ACK of",
               s.needs.empty() ? 0 : s.needs.front().psn);
     BLK_CHECK(naks[q] == s.naks && rnrs[q] == s.rnrs,
               "rsp_random: QP %u: %u sequence NAKs and %u RNR NAKs, the model %u and %u", q,
