@@ -6,12 +6,12 @@
 // and when it has been at the head for Delay cycles with the debt still
 // open, due_o asks for an ACK of everything received so far; take_i is the
 // engine taking it (the debt is paid and the QP leaves). A job the engine
-// makes for the QP in the meantime (an ACK, a NAK, a new READ's response:
-// each acknowledges as much) pays the debt (clr_i), and so does a write of
-// the QP's context by the driver (rst_i: a modify or reset starts afresh);
-// a QP whose debt is paid leaves the head without an ACK. Under load the
-// ACKs of the messages that ask cover the others, and no frame is sent for
-// them.
+// makes for the QP in the meantime (an ACK, a NAK, a new READ's or
+// atomic's response: each acknowledges as much) pays the debt (clr_i), and
+// so does a write of the QP's context by the driver (rst_i: a modify or
+// reset starts afresh); a QP whose debt is paid leaves the head without an
+// ACK. Under load the ACKs of the messages that ask cover the others, and
+// no frame is sent for them.
 //
 // The queue is served in order: with k QPs owing at once the k-th waits
 // about k x Delay cycles (docs/performance.md, "The delayed ACK when

@@ -448,8 +448,9 @@ module rnic_rx_engine #(
   // packet does not ask for an ACK (AckReq clear: rnic_requester asks on
   // signaled WQEs and on every AckEvery-th) leaves its QP owing one, which
   // StAckOwed sends AckDelay cycles later (taken before the next packet)
-  // unless a job made for the QP since paid it. The marks are set and
-  // cleared a cycle after the arm decides, for the QP of that cycle (wa_q).
+  // unless a job or an atomic made for the QP since paid it. The marks are
+  // set and cleared a cycle after the arm decides, for the QP of that cycle
+  // (wa_q).
   localparam int unsigned AckDelay = 256;
   logic owe_set_q, owe_clr_q;
   logic owe_valid, owe_first, owe_take;
@@ -2251,6 +2252,9 @@ module rnic_rx_engine #(
           if (place_idle && at_ready_i) begin
             {msn_wv_q, msn_wd_q} <= {1'b1, msn_cur + 24'd1};
             {epsn_wv_q, epsn_wd_q} <= {1'b1, epsn + 24'd1};
+            // Its response acknowledges everything before it: a debt is
+            // paid (until stop 55 its delayed ACK still followed).
+            owe_clr_q <= 1'b1;
             st_q <= StDrop;
           end
         end

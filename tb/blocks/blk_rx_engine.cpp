@@ -53,6 +53,8 @@
 //                is executed again (its job marked duplicate) and the
 //                WRITE's delayed ACK still follows (until stop 54 the
 //                duplicate's job paid the debt: no ACK ever);
+//   atomic_owe   a WRITE without AckReq, then a FETCH_ADD: the atomic's
+//                response acknowledges the WRITE, no delayed ACK follows;
 //   (cqe_roles, until stop 54: a send completion leaving while a receive
 //   completion waits, in one engine with both roles; two modules now.)
 #include "blk_common.h"
@@ -89,7 +91,7 @@ constexpr uint8_t kAethAck = 0x1f, kAethNakPsnSeq = 0x60, kAethNakInvReq = 0x61,
                   kAethNakRemOp = 0x63;
 constexpr uint8_t kAethRnr = 0x21;   // RNR NAK, timer 1 (0.01 ms)
 constexpr unsigned kInflW = 148, kCqeW = 176, kAtOpW = 266, kRewindW = 89;
-constexpr uint8_t kOpCmpSwap = 0x13;
+constexpr uint8_t kOpCmpSwap = 0x13, kOpFetchAdd = 0x14;
 constexpr unsigned kAckDelay = 256;
 
 struct Job {
@@ -728,6 +730,28 @@ void rsp_errs(Bench &b)
     BLK_CHECK(js[1].cycle - t0 <= kAckDelay + 20, "dup_read_owe: the ACK %llu cycles after "
               "its WRITE", (unsigned long long)(js[1].cycle - t0));
   }
+
+  // atomic_owe: QP 1 takes a WRITE without AckReq (PSN 502, owing its ACK),
+  // then a FETCH_ADD (PSN 503): the atomic's response acknowledges the
+  // WRITE, so no ACK of 502 follows (until stop 55 one did, 256 cycles
+  // later: a frame for nothing).
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 | 2 | 4 | 8, 0x40000000, 1ull << 24, 0x900000000ull};
+  j0 = b.jobs.size();
+  a0 = b.atomics.size();
+  b.packet(Desc{1, 502, kOpWriteOnly, false});
+  b.run(5);
+  Desc fa{1, 503, kOpFetchAdd, true};
+  fa.reth_len = 8;
+  fa.reth_va = 0x40000008;
+  fa.reth_rkey = (5u << 8) | 0x33;
+  b.packet(fa);
+  b.run(2 * kAckDelay);
+  BLK_CHECK(b.atomics.size() == a0 + 1 && b.atomics.back().first == 503 &&
+                !b.atomics.back().second,
+            "atomic_owe: %zu atomics handed over", b.atomics.size() - a0);
+  js = b.jobs_since(j0);
+  BLK_CHECK(js.empty(), "atomic_owe: %zu jobs (the first of PSN %u): the atomic's response "
+            "acknowledges the WRITE", js.size(), js.empty() ? 0 : js[0].psn);
   b.mrs[5] = Bench::Mr{};
 }
 #endif
