@@ -563,8 +563,8 @@ module rnic_rx_engine #(
   // ---------------------------------------------------------------------------
   logic [63:0] wqe_addr_q;
   logic [15:0] wqe_len_q;
-  logic [WqeBits-1:0] wqe_q;
-  logic wqe_err_q, wqe_sent, wqe_done;
+  logic [WqeBits-1:0] wqe;
+  logic wqe_err, wqe_sent, wqe_done;
 
   // ---------------------------------------------------------------------------
   // SGE mapping: message bytes [moff, moff+plen) onto the WQE's SGEs
@@ -1109,7 +1109,7 @@ module rnic_rx_engine #(
   // its first StMap cycle, offers the write in that cycle (mw_try) with the
   // address StMap would put in the first segment; if the write is not taken, StMap
   // goes on to StAckWr as before, which offers the same write.
-  assign mw_try = Completer && (st_q == StMap) && (op == rnic_pkg::OpAtomicAck) && !wqe_err_q &&
+  assign mw_try = Completer && (st_q == StMap) && (op == rnic_pkg::OpAtomicAck) && !wqe_err &&
                   (sge_cnt <= 3'd4) && map_last && !ud_pass1_q && (nseg == 3'd0) &&
                   map_hit && map_fits && !map_ovf && !map_prot;
   assign wr_valid_o = (st_q == StAckWr) || mw_try;
@@ -1334,12 +1334,12 @@ module rnic_rx_engine #(
   assign map_cnt = rwc_use ? ((rwc_cnt > 8'd4) ? 3'd5 : rwc_cnt[2:0]) :
                              ((f_cnt > 8'd4) ? 3'd5 : f_cnt[2:0]);
   assign map_walk = (st_sel == StMap) && !is_write && !is_read_req && !is_atomic &&
-                    !wqe_err_q && (sge_cnt <= 3'd4);
+                    !wqe_err && (sge_cnt <= 3'd4);
   assign map_rewalk = map_walk && ud_pass1_q && map_all && map_fits && !map_ovf && !map_prot;
   assign map_seg_set = (st_sel == StMap) && is_write && !rk_bad && !rk_long;
   rnic_sge_map u_sge_map (
     .clk_i, .rst_ni,
-    .wqe_i(wqe_q), .first_i(sge_first_q),
+    .wqe_i(wqe), .first_i(sge_first_q),
     .moff_i(moff_q), .plen_i(plen_q), .adj_i(adj_q),
     .start_i(map_start), .cnt_i(map_cnt), .rewalk_i(map_rewalk), .step_i(map_walk),
     .seg_set_i(map_seg_set), .seg_len_i(d_q.pay_len),
@@ -1370,8 +1370,8 @@ module rnic_rx_engine #(
     .load_err_i(rwc_lk_err_i),
     .first_i(sge_first_q),
     .cnt_o(f_cnt),
-    .wqe_o(wqe_q),
-    .err_o(wqe_err_q),
+    .wqe_o(wqe),
+    .err_o(wqe_err),
     .rd_req_valid_o,
     .rd_req_ready_i,
     .rd_req_addr_o,
@@ -2211,7 +2211,7 @@ module rnic_rx_engine #(
               end
               st_q <= StPlace;
             end
-          end else if (wqe_err_q || (sge_cnt > 3'd4)) begin
+          end else if (wqe_err || (sge_cnt > 3'd4)) begin
             err_syn_q <= rnic_pkg::AethNakRemOp;
             err_status_q <= rnic_pkg::WcLocQpOpErr;
             err_cqe_q <= is_send;
