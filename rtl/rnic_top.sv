@@ -527,7 +527,7 @@ module rnic_top #(
   assign eng_quiet = &e_quiet;
   assign eng_idle = &e_idle;
 
-  rnic_responder #(.DataW(DataW), .NQp(NQp), .InflDepth(InflDepth)) u_responder (
+  rnic_responder #(.DataW(DataW), .NQp(NQp)) u_responder (
     .clk_i, .rst_ni,
     .pkt_valid_i(e_pkt_valid[0]), .pkt_ready_o(e_pkt_ready[0]), .pkt_i(pkt),
     .release_o(rel), .release_slot_o(rel_slot),

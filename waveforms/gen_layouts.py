@@ -104,7 +104,8 @@ def st(rel, var="st_q"):
 # ---------------------------------------------------------------------------
 T = "rnic_top"
 REQ_RTL = "sq/rnic_requester.sv"
-ENG_RTL = "rx/rnic_rx_engine.sv"
+RSP_RTL = "rx/rnic_responder.sv"
+CPL_RTL = "rx/rnic_completer.sv"
 
 
 def req_side(n):
@@ -152,7 +153,7 @@ def req_side(n):
 def rsp_side(n):
     """The node that receives requests: RX parse -> responder -> placement -> CQE."""
     p = "node%d.%s" % (n, T)
-    r, c = p + ".u_responder.u_engine", p + ".u_completer.u_engine"
+    r, c = p + ".u_responder", p + ".u_completer"
     return [
         ("node%d RX (parse, ICRC check)" % n, [
             (p + ".rx_valid_i", F_BIN), (p + ".rx_ready_o", F_BIN), (p + ".rx_last_i", F_BIN),
@@ -161,14 +162,14 @@ def rsp_side(n):
             (p + ".u_rx_parser.pkt_valid_o", F_BIN), (p + ".u_rx_parser.pkt_ready_i", F_BIN),
             (p + ".u_rx_parser.cnt_rx_drop_o[63:0]", F_DEC),
         ]),
-        ("node%d transport engine (responder u_responder / completer u_completer)" % n, [
-            (r + "." + st(ENG_RTL), F_ENUM),
+        ("node%d receive transport (responder u_responder / completer u_completer)" % n, [
+            (r + "." + st(RSP_RTL), F_ENUM),
             (r + ".op[7:0]", F_DEC, "bth_opcode.txt"),
             (r + ".qpn_q[23:0]", F_HEX), (r + ".epsn[23:0]", F_DEC),
             (r + ".rd_req_valid_o", F_BIN), (r + ".chk_ok", F_BIN),
             (r + ".place_start_o", F_BIN),
             (r + ".job_valid_o", F_BIN), (r + ".rcqe_valid_o", F_BIN),
-            (c + "." + st(ENG_RTL), F_ENUM),
+            (c + "." + st(CPL_RTL), F_ENUM),
             (c + ".op[7:0]", F_DEC, "bth_opcode.txt"),
             (c + ".place_start_o", F_BIN), (c + ".scqe_valid_o", F_BIN),
         ]),
@@ -226,15 +227,15 @@ def g_rx(n, what):
 
 
 def g_responder(n):
-    g, sigs = _grp(rsp_side(n), "node%d transport engine" % n)
-    return ("node%d transport engine: responder (PSN, opcode sequence)" % n, sigs)
+    g, sigs = _grp(rsp_side(n), "node%d receive transport" % n)
+    return ("node%d responder (PSN, opcode sequence)" % n, sigs)
 
 
 def g_rq_wqe(n):
-    p = "node%d.%s.u_responder.u_engine" % (n, T)
+    p = "node%d.%s.u_responder" % (n, T)
     c = "node%d.%s.g_rwqe_cache.u_rwqe_cache" % (n, T)
     # Read ahead by the WQE cache when posted (hint, its own DMA read), found
-    # there by the SEND (lk_hit); on a miss the engine reads it (rd_req).
+    # there by the SEND (lk_hit); on a miss the responder reads it (rd_req).
     return ("node%d receive WQE: read ahead (WQE cache), taken by the responder" % n, [
         (p + ".rq_empty", F_BIN),
         (p + ".rwc_hint_valid_o", F_BIN), (p + ".rwc_hint_key_o[41:0]", F_HEX),
@@ -247,7 +248,7 @@ def g_rq_wqe(n):
 
 
 def g_rkey(n):
-    p = "node%d.%s.u_responder.u_engine" % (n, T)
+    p = "node%d.%s.u_responder" % (n, T)
     return ("node%d rkey, bounds and access check (responder)" % n, [
         (p + ".is_write", F_BIN), (p + ".is_read_req", F_BIN),
         (p + ".chk_key[31:0]", F_HEX), (p + ".chk_va[63:0]", F_HEX),
@@ -280,9 +281,9 @@ def g_rd_resp(n, what):
 
 
 def g_completer(n):
-    p = "node%d.%s.u_completer.u_engine" % (n, T)
-    return ("node%d transport engine: completer (retire the WQE)" % n, [
-        (p + "." + st(ENG_RTL), F_ENUM),
+    p = "node%d.%s.u_completer" % (n, T)
+    return ("node%d completer (retire the WQE)" % n, [
+        (p + "." + st(CPL_RTL), F_ENUM),
         (p + ".op[7:0]", F_DEC, "bth_opcode.txt"),
         (p + ".head_v", F_BIN), (p + ".head_idx[15:0]", F_DEC),
         (p + ".ack_psn_q[23:0]", F_DEC),
@@ -294,7 +295,7 @@ def g_completer(n):
 
 def g_atomic(n):
     p = "node%d.%s.u_atomic_unit" % (n, T)
-    return ("node%d atomic unit (the engine hands the atomic over; read 8 bytes, write the "
+    return ("node%d atomic unit (the responder hands the atomic over; read 8 bytes, write the "
             "result, ATOMIC_ACKNOWLEDGE job)" % n, [
         (p + ".op_valid_i", F_BIN), (p + ".op_ready_o", F_BIN), (p + ".busy_o", F_BIN),
         (p + ".rd_req_valid_o", F_BIN), (p + ".rd_req_ready_i", F_BIN),
@@ -306,7 +307,7 @@ def g_atomic(n):
 
 def g_retry(n):
     p = "node%d.%s" % (n, T)
-    e = p + ".u_completer.u_engine"
+    e = p + ".u_completer"
     return ("node%d ACK timer and rewind (completer -> SQ fetch -> requester)" % n, [
         (e + ".tmr_v_q", F_BIN), (e + ".tmr_op_q[1:0]", F_DEC), (e + ".tmr_cycles_q[41:0]", F_DEC),
         (e + ".tmr_exp_v", F_BIN), (e + ".retry_left", F_DEC),
@@ -325,7 +326,7 @@ def g_ud_addr(n):
 
 
 def g_ud_recv(n):
-    p = "node%d.%s.u_responder.u_engine" % (n, T)
+    p = "node%d.%s.u_responder" % (n, T)
     return ("node%d UD receive (Q_Key and receive WQE check, GRH area, then payload)" % n, [
         (p + ".qp_ud", F_BIN), (p + ".rx_avail", F_BIN),
         (p + ".ud_pass1_q", F_BIN), (p + ".moff_q[31:0]", F_DEC), (p + ".plen_q[12:0]", F_DEC),
@@ -334,7 +335,7 @@ def g_ud_recv(n):
 
 def g_noack(n):
     p = "node%d.%s" % (n, T)
-    e = p + ".u_completer.u_engine"
+    e = p + ".u_completer"
     return ("node%d send completion without ACK (TX -> completer, UD/UC)" % n, [
         (p + ".u_tx_builder.noack_valid_o", F_BIN), (p + ".u_tx_builder.noack_ready_i", F_BIN),
         (e + ".noack_mode_q", F_BIN), (e + ".noack_idx_q[15:0]", F_DEC),
@@ -356,7 +357,7 @@ def flow_layouts():
             "receive CQE, ACK, send CQE",
             send_head(0, "SEND_ONLY frame") + [
                 g_rx(1, "the SEND arrives"), g_responder(1), g_rq_wqe(1),
-                g_dma_rd(1, "receive WQE: tag 0x80 from the WQE cache, 0x40 from the engine"), g_place(1, "payload, then receive CQE"),
+                g_dma_rd(1, "receive WQE: tag 0x80 from the WQE cache, 0x40 from the responder"), g_place(1, "payload, then receive CQE"),
                 g_cqe(1, "receive CQE"), g_rd_resp(1, "ACK job"), g_tx(1, "ACK frame"),
                 g_rx(0, "the ACK arrives"), g_completer(0), g_cqe(0, "send CQE"),
             ]),
@@ -412,7 +413,7 @@ def flow_layouts():
             send_head(0, "UD SEND_ONLY frame, DETH") + [
                 g_ud_addr(0), g_noack(0), g_cqe(0, "send CQE, no ACK"),
                 g_rx(1, "the UD SEND arrives"), g_responder(1), g_ud_recv(1), g_rq_wqe(1),
-                g_dma_rd(1, "receive WQE: tag 0x80 from the WQE cache, 0x40 from the engine"),
+                g_dma_rd(1, "receive WQE: tag 0x80 from the WQE cache, 0x40 from the responder"),
                 g_place(1, "IPv4 header into the GRH area, payload at 40, receive CQE"),
                 g_cqe(1, "receive CQE: GRH flag, src_qp"),
             ]),

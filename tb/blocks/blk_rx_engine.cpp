@@ -1,10 +1,11 @@
 // blk_rnic_responder, blk_rnic_completer: the receive transport's two
-// roles, each the rnic_rx_engine built for it, with crafted packets - the
+// roles (rnic_responder, rnic_completer), with crafted packets - the
 // responder's request path (what the verbs API cannot send), its ACK
 // requests, and the completer's answer to late NAKs - and random traffic of
 // each role against a reference model of its rules (rsp_random, cpl_random
 // below). One source, two builds (ROLE), each with its role's cases. (Until
-// stop 54 a third build, blk_rnic_rx_engine, ran both roles in one engine.)
+// stop 54 a third build, blk_rnic_rx_engine, ran both roles in one engine;
+// until stop 56 each role's module held that engine built for the role.)
 //
 // The block alone (NQp 8): a QP context table answers its context port,
 // the memory-region port reads as no region, placement is never busy and
@@ -1498,7 +1499,7 @@ void cpl_random(Bench &b, uint64_t seed, unsigned nacks)
       any = true;
     }
     if (nak) {
-      // rnic_rx_engine's StSeqNak: a rewind to the NAKed PSN, unless that
+      // rnic_completer's StSeqNak: a rewind to the NAKed PSN, unless that
       // rewind is under way; a NAK past the first unacknowledged PSN is
       // progress too (the retry count starts again).
       bool progress = any;

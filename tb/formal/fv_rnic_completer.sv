@@ -1,5 +1,4 @@
-// Properties of rnic_completer's in-flight ring (the receive engine as
-// rnic_top builds it for the completer's role; 2 QPs, InflDepth 2, 256-bit
+// Properties of rnic_completer's in-flight ring (2 QPs, InflDepth 2, 256-bit
 // data): each WQE of a QP completes once and in WQE order. The progress
 // the completer reports to the SQ scheduler (done_ci_o) steps by one per
 // report, or by two when the first of the two WQEs is an RC request
@@ -10,8 +9,8 @@
 // of its WQE) and carries a send opcode; a READ/atomic credit is returned
 // (rd_done_o) only for a READ/atomic record still owed one; nothing is
 // reported for a QPN beyond the table. (Until stop 54 the proof was of
-// rnic_rx_engine with both roles, a configuration rnic_top no longer has,
-// and again of the completer's build.)
+// rnic_rx_engine with both roles, a configuration rnic_top no longer has;
+// until stop 56 of that engine built for the completer's role alone.)
 // Environment (assumed): the requester hands over a QP's records in WQE
 // order, with send opcodes, each at most InflDepth past the progress last
 // reported to the scheduler (the window rnic_sq_fetch keeps, fv_rnic_sq_fetch), or replaces

@@ -518,7 +518,7 @@ static void fw_ring(unsigned int node, int recv, uint32_t qpn, uint16_t pi)
 		 * The RNIC takes a producer index only if it is not behind
 		 * the current one and at most 32768 WQEs (a full ring) past
 		 * the queue's done (SQ, rnic_sq_fetch) or consumer index
-		 * (RQ, rnic_rx_engine; finding sq-pi-wrap): with that index
+		 * (RQ, rnic_responder; finding sq-pi-wrap): with that index
 		 * D, a step of at most 0x8000 - (db - D). D is not visible
 		 * here, but it lies between the WQEs seen completed (next,
 		 * less a few whose report is on its way) and db. A step

@@ -23,7 +23,7 @@
  *                due: rnic1 sends nothing.
  *
  * Needs from the hardware: rnic_requester's AckReq policy (signaled WQEs
- * and every AckEvery-th WQE of a QP ask) and rnic_rx_engine's delayed ACK
+ * and every AckEvery-th WQE of a QP ask) and rnic_responder's delayed ACK
  * (StAckOwed, AckDelay cycles after a message that did not ask). A build
  * with 4 or fewer in-flight WQEs per QP (RNIC_INFL_DEPTH) asks on every
  * WQE; stream and owed_err do not hold there.
