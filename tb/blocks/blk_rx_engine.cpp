@@ -822,6 +822,152 @@ void cpl_flush(Bench &b)
 }
 #endif
 
+#if HAS_CPL
+// The completer's send WQE path off the common case, on QP 2's one-packet
+// READs of 512 bytes (send WQEs of 64 bytes: control, remote address, one
+// SGE in MR 5): a WQE read that waits for the DMA read port, one that
+// fails, a response that waits for the WQE cache's read of it, one whose
+// QP is reset meanwhile, and a READ's read-ahead hint beside a reset of
+// its QP.
+void cpl_wqe(Bench &b)
+{
+  constexpr uint64_t kVa = 0x50000000, kIova = 0xa00000000ull, kSq = 0x300000;
+  constexpr unsigned kLen = 512;
+  b.mrs[5] = Bench::Mr{true, 0x33, 1 /* LOCAL_WRITE */, kVa, 1ull << 20, kIova};
+  b.ctx[2] = fresh_qp();
+  b.ctx[2].sq_base = kSq;
+  b.ctx[2].sq_log_size = 4;
+  b.ctx[2].sq_wqe_shift = 6;
+  auto wqe = [&](unsigned i) {
+    uint64_t w = kSq + 64ull * (i % 16);
+    for (unsigned x = 0; x < 64; x++) b.mem[w + x] = 0;
+    b.mem[w] = 0x10;   // RDMA READ
+    b.mem[w + 2] = (uint8_t)i;
+    b.mem[w + 3] = (uint8_t)(i >> 8);
+    b.mem[w + 4] = 3;  // ds: control, remote address, one SGE
+    b.poke64(w + 16, 0x7000000);
+    b.poke32(w + 24, 0x1234);
+    b.poke32(w + 32, kLen);
+    b.poke32(w + 36, (5u << 8) | 0x33);
+    b.poke64(w + 40, kVa + 0x1000ull * i);
+    b.record(2, i, 500 + i, 500 + i, kLen, 0, true, true);
+  };
+  auto resp = [&](unsigned psn) {
+    Desc d{2, psn, 0x10 /* READ_RESPONSE_ONLY */, false, kLen};
+    d.aeth_syn = kAethAck;
+    b.packet(d);
+  };
+  // WQE i's response placed into its SGE and its completion written, or
+  // neither (what), since places p0 and completions c0.
+  auto expect = [&](const char *c, unsigned i, bool done, size_t p0, size_t c0) {
+    size_t np = b.places.size() - p0, nc = b.cqes.size() - c0;
+    BLK_CHECK(np == (done ? 1u : 0u) && nc == (done ? 1u : 0u), "%s: %zu placements, %zu "
+              "completions", c, np, nc);
+    if (!done || np != 1 || nc != 1) return;
+    const Bench::Place &pl = b.places.back();
+    BLK_CHECK(pl.qpn == 2 && pl.psn == 500 + i && pl.nseg == 1 &&
+                  pl.addr == kIova + 0x1000ull * i && pl.len == kLen,
+              "%s: placement qpn %u psn %u nseg %u addr 0x%llx len %u", c, pl.qpn, pl.psn,
+              pl.nseg, (unsigned long long)pl.addr, pl.len);
+    const Cqe &e = b.cqes.back();
+    BLK_CHECK(e.qpn == 2 && e.wqe_idx == i && e.status == 0 && e.opcode == 2 &&
+                  e.byte_len == kLen,
+              "%s: completion qpn %u idx %u status %u opcode %u len %u", c, e.qpn, e.wqe_idx,
+              e.status, e.opcode, e.byte_len);
+  };
+  b.ctx_write(2, 0, 500);
+  size_t p0, c0, e0 = b.errs.size();
+
+  // read_wait: WQE 0's read waits 20 cycles for the DMA read port
+  wqe(0);
+  p0 = b.places.size();
+  c0 = b.cqes.size();
+  b.t.rd_req_ready_i = 0;
+  resp(500);
+  b.run(20);
+  BLK_CHECK(b.t.rd_req_valid_o && b.places.size() == p0,
+            "read_wait: no WQE read waiting for the port");
+  b.t.rd_req_ready_i = 1;
+  b.run(60);
+  expect("read_wait", 0, true, p0, c0);
+
+  // read_err: WQE 1's read fails: the response is dropped (its frame slot
+  // released) and the WQE waits; the same response again, read without
+  // error, completes it.
+  wqe(1);
+  p0 = b.places.size();
+  c0 = b.cqes.size();
+  size_t d0 = b.dones.size();
+  b.rd_err = true;
+  resp(501);
+  b.run(60);
+  b.rd_err = false;
+  expect("read_err", 1, false, p0, c0);
+  BLK_CHECK(b.dones.size() == d0 && b.held == 0, "read_err: %zu progress reports, frame slots "
+            "0x%x after the failed read", b.dones.size() - d0, b.held);
+  resp(501);
+  b.run(60);
+  expect("read_err", 1, true, p0, c0);
+
+  // rwc_wait: WQE 2's response finds the WQE cache reading the WQE and
+  // waits; the cache then drops it without a hit: the completer reads it.
+  wqe(2);
+  p0 = b.places.size();
+  c0 = b.cqes.size();
+  b.t.rwc_lk_pend_i = 1;
+  resp(502);
+  b.run(20);
+  BLK_CHECK(!b.t.rd_req_valid_o && b.places.size() == p0,
+            "rwc_wait: the completer did not wait for the cache");
+  b.t.rwc_lk_pend_i = 0;
+  b.run(60);
+  expect("rwc_wait", 2, true, p0, c0);
+
+  // rwc_reset: WQE 3's response waits for the cache's read and its QP is
+  // reset meanwhile: the packet goes (frame slot released), nothing placed.
+  wqe(3);
+  p0 = b.places.size();
+  c0 = b.cqes.size();
+  b.t.rwc_lk_pend_i = 1;
+  resp(503);
+  b.run(5);
+  b.ctx[2].state = 0;   // RESET
+  b.run(20);
+  b.t.rwc_lk_pend_i = 0;
+  b.run(20);
+  expect("rwc_reset", 3, false, p0, c0);
+  BLK_CHECK(b.held == 0, "rwc_reset: frame slots 0x%x held", b.held);
+  b.ctx[2].state = 3;
+  b.ctx_write(2, 0, 600);   // (the ring emptied)
+  BLK_CHECK(b.errs.size() == e0, "cpl_wqe: %zu QP errors", b.errs.size() - e0);
+
+  // hint / hint_reset: a READ record's send WQE is hinted to the WQE cache
+  // in the cycle after the record is taken; not when a context write resets
+  // its QP in between (the hint's read would outlive the reset).
+  for (bool reset : {false, true}) {
+    const char *c = reset ? "hint_reset" : "hint";
+    b.ctx_write(2, 0, 700);
+    b.record(2, 5, 700, 700, kLen, 0, true, true);
+    unsigned hints = 0;
+    uint64_t key = 0;
+    if (reset) b.ctx_write(2, 0, 700);
+    for (unsigned n = 0; n < 4; n++) {
+      if (b.t.rwc_hint_valid_o) {
+        hints++;
+        key = b.t.rwc_hint_key_o;
+      }
+      b.cycle();
+    }
+    BLK_CHECK(hints == (reset ? 0u : 1u), "%s: %u hints", c, hints);
+    if (!reset && hints == 1)
+      BLK_CHECK(key == ((2ull << 40) | (2ull << 16) | 5u),
+                "hint: key 0x%llx, expected the send WQE 5 of QP 2", (unsigned long long)key);
+  }
+  b.ctx_write(2, 0, 700);
+  b.run(50);
+}
+#endif
+
 #if HAS_RSP
 // The responder's receive doorbells: the hint at a reset, the producer rule.
 void rsp_doorbells(Bench &b)
@@ -1632,6 +1778,7 @@ void cases(Bench &b)
 #endif
 #if HAS_CPL
   cpl_flush(b);
+  cpl_wqe(b);
 #endif
 #if HAS_RSP
   rsp_doorbells(b);
