@@ -165,6 +165,7 @@ struct Bench {
   bool rd_err = false;
   uint64_t rd_addr = 0;
   unsigned rd_beats = 0, rd_beat = 0;   // beats of the read in progress, the next one
+  unsigned rd_reqs = 0;                 // WQE reads issued
   // The MR table's answers (rnic_pkg::mr_cfg_t), none valid unless set
   struct Mr {
     bool valid = false;
@@ -279,6 +280,7 @@ struct Bench {
     if (t.rd_rsp_valid_i && t.rd_rsp_ready_o) rd_beat++;
     if (t.rd_req_valid_o && t.rd_req_ready_i) {
       BLK_CHECK(rd_beat >= rd_beats, "a WQE read issued while one is answered");
+      rd_reqs++;
       rd_addr = t.rd_req_addr_o;
       rd_beats = std::max(1u, ((unsigned)t.rd_req_len_o + 31) / 32);
       rd_beat = 0;
@@ -924,7 +926,9 @@ void cpl_wqe(Bench &b)
   expect("rwc_wait", 2, true, p0, c0);
 
   // rwc_reset: WQE 3's response waits for the cache's read and its QP is
-  // reset meanwhile: the packet goes (frame slot released), nothing placed.
+  // reset meanwhile: the packet goes (frame slot released), nothing placed,
+  // and no read of the old ring (whose pages the driver may unmap once the
+  // reset is done) follows.
   wqe(3);
   p0 = b.places.size();
   c0 = b.cqes.size();
@@ -933,10 +937,12 @@ void cpl_wqe(Bench &b)
   b.run(5);
   b.ctx[2].state = 0;   // RESET
   b.run(20);
+  unsigned r0 = b.rd_reqs;
   b.t.rwc_lk_pend_i = 0;
   b.run(20);
   expect("rwc_reset", 3, false, p0, c0);
-  BLK_CHECK(b.held == 0, "rwc_reset: frame slots 0x%x held", b.held);
+  BLK_CHECK(b.held == 0 && b.rd_reqs == r0, "rwc_reset: frame slots 0x%x held, %u WQE reads "
+            "after the reset", b.held, b.rd_reqs - r0);
   b.ctx[2].state = 3;
   b.ctx_write(2, 0, 600);   // (the ring emptied)
   BLK_CHECK(b.errs.size() == e0, "cpl_wqe: %zu QP errors", b.errs.size() - e0);
