@@ -7,7 +7,7 @@
 #
 # Usage: formal.sh --name NAME --top WRAPPER --depth N [--ind] [--defer] [--show SIG]...
 #                  [--define D]... [--mutate FILE SED] [--expect-fail]
-#                  [--out DIR] -- FILE...
+#                  [--solver satoko|glucose] [--out DIR] -- FILE...
 #   --show SIG         also trace SIG (a wrapper signal, or dut.<register>) in
 #                      the counterexample; without it the VCD has the ports
 #                      at every step and the registers' initial values only
@@ -18,11 +18,13 @@
 #                      which must change exactly one line (the injected bug)
 #   --expect-fail      succeed only if an assertion fails (the proof catches
 #                      the injected bug); its trace is kept as a VCD
+#   --solver S         the SAT solver of ABC's &bmcs: satoko (the default) or
+#                      glucose (&bmcs -g), whichever proves the model sooner
 # A failing proof prints the failed assertions (file:line) and the
 # counterexample's VCD path (GTKWave opens it).
 # FV_ENGINE=sat runs the BMC with Yosys's SAT solver instead of ABC.
 set -euo pipefail
-name="" top="" depth="" ind=0 expect_fail=0 out="" mut_file="" mut_sed="" defer=""
+name="" top="" depth="" ind=0 expect_fail=0 out="" mut_file="" mut_sed="" defer="" solver=""
 defines=()
 shows=()
 while [ $# -gt 0 ]; do
@@ -36,6 +38,13 @@ while [ $# -gt 0 ]; do
     --define) defines+=("-D$2"); shift 2 ;;
     --mutate) mut_file=$2; mut_sed=$3; shift 3 ;;
     --expect-fail) expect_fail=1; shift ;;
+    --solver)
+      case "$2" in
+        satoko) solver="" ;;
+        glucose) solver=-g ;;
+        *) echo "formal.sh: unknown solver $2" >&2; exit 2 ;;
+      esac
+      shift 2 ;;
     --out) out=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "formal.sh: unknown option $1" >&2; exit 2 ;;
@@ -161,7 +170,7 @@ write_aiger -zinit -map $out/model.aim $out/model.aig" >/dev/null 2>&1; then
     return 2
   fi
   timeout "${FV_TIMEOUT:-300}" yosys-abc -c "read_aiger $out/model.aig; fold; strash;
-&get; &bmcs -F $depth -v; write_cex -a $out/trace.aiw" >"$log" 2>&1 || true
+&get; &bmcs $solver -F $depth -v; write_cex -a $out/trace.aiw" >"$log" 2>&1 || true
   if grep -q "No output failed in $depth frames" "$log"; then
     echo "$name: bmc depth $depth: PASSED"
     return 0
