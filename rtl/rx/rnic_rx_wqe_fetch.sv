@@ -95,7 +95,11 @@ module rnic_rx_wqe_fetch #(
     end else if (sent_o) begin
       wqe_q <= '0;
     end else if (collect_i && rd_rsp_valid_i) begin
-      wqe_q[beat_q*DataW +: DataW] <= rd_rsp_data_i;
+      // A constant part-select per beat: Yosys makes the indexed write
+      // a shift of the whole 2,048 bits, slow to map (docs/verification.md).
+      for (int unsigned b = 0; b < BeatsMax; b++) begin
+        if (beat_q == BeatW'(b)) wqe_q[b*DataW +: DataW] <= rd_rsp_data_i;
+      end
     end
   end
 endmodule

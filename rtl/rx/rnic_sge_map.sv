@@ -71,7 +71,12 @@ module rnic_sge_map #(
   logic [31:0] sge_len;
   logic [63:0] sge_va;
   assign slot = {1'b0, first_i} + {1'b0, i_q};
-  assign sge = wqe_i[slot * 128 +: 128];
+  always_comb begin
+    sge = wqe_i[127:0];
+    for (int unsigned s = 1; s < 16; s++) begin
+      if (slot == 4'(s)) sge = wqe_i[s*128 +: 128];
+    end
+  end
   assign sge_len = sge[31:0];
   assign key_o = sge[63:32];
   assign sge_va = sge[127:64];

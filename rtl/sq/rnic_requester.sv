@@ -170,7 +170,16 @@ module rnic_requester #(
   logic [63:0] wqe_iova;
   logic [31:0] i_end;
   logic i_ok;
-  assign i_hdr = wqe_q[(11'(first_seg)) * 128 +: 32];
+  // The WQE's 16-byte slots are read by constant part-selects: an indexed
+  // part-select of its 2,048 bits is a shifter Yosys maps slowly
+  // (docs/verification.md). first_seg is 1 to 3, first_seg + sge_idx at
+  // most 3 + MaxSge - 1.
+  always_comb begin
+    i_hdr = wqe_q[128 +: 32];
+    for (int unsigned s = 2; s < 4; s++) begin
+      if (first_seg == 8'(s)) i_hdr = wqe_q[s*128 +: 32];
+    end
+  end
   assign wqe_iova = ctx.sq_base +
       ({48'd0, idx_q & ((16'd1 << ctx.sq_log_size) - 16'd1)} << ctx.sq_wqe_shift);
   assign i_end = {20'd0, first_seg, 4'd0} + 32'd4 + {1'b0, i_hdr[30:0]};
@@ -194,7 +203,14 @@ module rnic_requester #(
   logic [127:0] seg;
   logic [31:0] seg_len, seg_key;
   logic [63:0] seg_va;
-  assign seg = wqe_q[(11'(first_seg) + 11'(sge_idx)) * 128 +: 128];
+  logic [3:0] seg_slot;
+  assign seg_slot = 4'(first_seg) + 4'(sge_idx);
+  always_comb begin
+    seg = wqe_q[127:0];
+    for (int unsigned s = 1; s < WqeBits / 128; s++) begin
+      if (seg_slot == 4'(s)) seg = wqe_q[s*128 +: 128];
+    end
+  end
   assign seg_len = seg[31:0];
   assign seg_key = seg[63:32];
   assign seg_va = seg[127:64];

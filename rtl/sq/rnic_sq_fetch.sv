@@ -444,7 +444,9 @@ module rnic_sq_fetch #(
         for (int unsigned w = 0; w < 8; w++) out_wqe[w*64 +: 64] = bf_q[w];
       end else begin
         out_wqe = asm_q;
-        out_wqe[beat_q*DataW +: DataW] = rd_rsp_data_i;
+        for (int unsigned b = 0; b < BeatsMax; b++) begin
+          if (beat_q == BeatW'(b)) out_wqe[b*DataW +: DataW] = rd_rsp_data_i;
+        end
       end
     end
   end
@@ -492,7 +494,9 @@ module rnic_sq_fetch #(
         beat_q <= '0;
         asm_err_q <= 1'b0;
       end else begin
-        asm_q[beat_q*DataW +: DataW] <= rd_rsp_data_i;
+        for (int unsigned b = 0; b < BeatsMax; b++) begin
+          if (beat_q == BeatW'(b)) asm_q[b*DataW +: DataW] <= rd_rsp_data_i;
+        end
         beat_q <= beat_q + 1'b1;
         asm_err_q <= asm_err_q || rd_rsp_err_i;
       end
