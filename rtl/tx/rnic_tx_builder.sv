@@ -283,16 +283,27 @@ module rnic_tx_builder #(
   assign take = txd_valid_i && txd_ready_o;
   assign r_take = take && !to_lane;
 
+  // The chunk being requested, by constant part-selects (an indexed one is
+  // a shifter over the whole descriptor to Yosys; docs/rtl-style.md).
   logic [12:0] req_len;
-  assign req_len = d_q.chunk_len[req_i_q[1:0]*13 +: 13];
+  logic [63:0] req_addr;
+  always_comb begin
+    req_len = d_q.chunk_len[12:0];
+    req_addr = d_q.chunk_addr[63:0];
+    for (int unsigned c = 1; c < 4; c++) begin
+      if (req_i_q[1:0] == 2'(c)) begin
+        req_len = d_q.chunk_len[c*13 +: 13];
+        req_addr = d_q.chunk_addr[c*64 +: 64];
+      end
+    end
+  end
   // The first payload read goes out in the cycle the descriptor is taken
   // (from the descriptor itself); the rest, and a first one not taken
   // then, while the header is written.
   logic rd_first;
   assign rd_first = (in_q == InIdle) && txd_valid_i && room && (txd_view.nchunk != 3'd0);
   assign rd_req_valid_o = rd_first || ((in_q == InHdr) && (req_i_q < d_q.nchunk));
-  assign rd_req_addr_o = rd_first ? txd_view.chunk_addr[63:0] :
-                         d_q.chunk_addr[req_i_q[1:0]*64 +: 64];
+  assign rd_req_addr_o = rd_first ? txd_view.chunk_addr[63:0] : req_addr;
   assign rd_req_len_o = rd_first ? {3'd0, txd_view.chunk_len[12:0]} : {3'd0, req_len};
 
   // Assembly queue: what assembly needs to know of a frame.
